@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds the lab's programs from Go modules (test/lab/go/<wrapper>) into a cache outside git:
+#   ${CALICO_ENCAP_CACHE:-$HOME/.cache/calico-encap}/lab/{gomod,gocache,bin}
+# A binary is rebuilt only when the sha256 of its wrapper's go.mod + go.sum, this script,
+# lib.sh and the Go version changes (kept in bin/.<name>.stamp).
+# Also installs the Debian packages the lab needs when they are missing.
+# Env: LAB_BUILD_JOBS (go build -p, default 2), LAB_BUILD_ONLY="etcd kubectl" (subset).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+log() { printf '[lab-build] %s\n' "$*" >&2; }
+
+install_debian_packages() {
+	local pkgs=(iproute2 iputils-ping openssh-server jq openssl gettext-base procps) missing=() p
+	for p in "${pkgs[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing Debian packages: ${missing[*]}"
+	local sudo=()
+	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+	"${sudo[@]}" apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+check_go() {
+	command -v go >/dev/null || { log "go not found on PATH (Go >= 1.26 is needed: etcd v3.6.16 declares go 1.26)"; exit 1; }
+	local v
+	v=$(go env GOVERSION)
+	case "$v" in
+	go1.2[6-9]* | go1.[3-9]*) ;;
+	*) log "Go $v is too old: etcd $ETCD_VERSION declares go 1.26"; exit 1 ;;
+	esac
+}
+
+# name wrapper package ldflags
+targets() {
+	local k8s_minor=${K8S_VERSION#v1.}
+	k8s_minor=${k8s_minor%%.*}
+	local k8s_ldflags="-X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$k8s_minor -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$k8s_minor"
+	local calico_rev=${CALICO_MODULE_VERSION##*-}
+	printf '%s|%s|%s|%s\n' \
+		etcd etcd go.etcd.io/etcd/server/v3 "-X go.etcd.io/etcd/api/v3/version.GitSHA=module-$ETCD_VERSION" \
+		kube-apiserver kubernetes k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" \
+		kube-controller-manager kubernetes k8s.io/kubernetes/cmd/kube-controller-manager "$k8s_ldflags" \
+		kube-scheduler kubernetes k8s.io/kubernetes/cmd/kube-scheduler "$k8s_ldflags" \
+		kubectl kubernetes k8s.io/kubernetes/cmd/kubectl "$k8s_ldflags" \
+		calicoctl calicoctl github.com/projectcalico/calico/calicoctl/calicoctl \
+		"-X github.com/projectcalico/calico/pkg/buildinfo.Version=$CALICO_RELEASE -X github.com/projectcalico/calico/pkg/buildinfo.GitRevision=$calico_rev"
+}
+
+stamp_of() { # wrapper
+	cat "$LAB_DIR/go/$1/go.mod" "$LAB_DIR/go/$1/go.sum" "$LAB_DIR/build.sh" "$LAB_DIR/lib.sh" <(go env GOVERSION) | sha256sum | cut -d' ' -f1
+}
+
+build_one() { # name wrapper package ldflags
+	local name=$1 wrapper=$2 pkg=$3 ldflags=$4 stamp_file="$LAB_BIN/.$1.stamp" want start secs
+	want=$(stamp_of "$wrapper")
+	if [ -x "$LAB_BIN/$name" ] && [ "$(cat "$stamp_file" 2>/dev/null)" = "$want" ]; then
+		log "$name: up to date"
+		return 0
+	fi
+	log "$name: building $pkg (wrapper go/$wrapper)"
+	start=$(date +%s.%N)
+	(cd "$LAB_DIR/go/$wrapper" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -p "${LAB_BUILD_JOBS:-2}" \
+		-ldflags "-s -w $ldflags" -o "$LAB_BIN/$name.tmp" "$pkg")
+	mv -f "$LAB_BIN/$name.tmp" "$LAB_BIN/$name"
+	echo "$want" >"$stamp_file"
+	secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	printf '%s %s %s\n' "$(date -u +%FT%TZ)" "$name" "$secs" >>"$LAB_CACHE/build-times.log"
+	log "$name: built in ${secs}s"
+}
+
+main() {
+	install_debian_packages
+	check_go
+	mkdir -p "$LAB_BIN" "$GOMODCACHE" "$GOCACHE"
+	local total_start name wrapper pkg ldflags
+	total_start=$(date +%s)
+	while IFS='|' read -r name wrapper pkg ldflags; do
+		if [ -n "${LAB_BUILD_ONLY:-}" ] && [[ " $LAB_BUILD_ONLY " != *" $name "* ]]; then continue; fi
+		build_one "$name" "$wrapper" "$pkg" "$ldflags"
+	done < <(targets)
+	log "done in $(($(date +%s) - total_start))s: binaries in $LAB_BIN"
+}
+
+main "$@"

@@ -1,0 +1,31 @@
+# Shared by build.sh, lab.sh and record-fixtures.sh: where the lab keeps things, and which
+# versions it runs. Sourced, never run.
+
+LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$LAB_DIR/../.." && pwd)
+
+# Everything built or downloaded lives outside git, and survives between runs on one machine.
+LAB_CACHE=${CALICO_ENCAP_CACHE:-$HOME/.cache/calico-encap}/lab
+LAB_BIN=$LAB_CACHE/bin
+export GOMODCACHE=$LAB_CACHE/gomod
+export GOCACHE=$LAB_CACHE/gocache
+# The proxy's checksum database answers 404 for the Calico pseudo-versions; the committed
+# go.sum files pin their hashes instead.
+export GONOSUMDB=github.com/projectcalico
+export GOTOOLCHAIN=local
+
+# The Calico release whose commit the calicoctl wrapper builds. The Go module version is a
+# pseudo-version (the module path has no /v3), so the release name is written here by hand:
+# the commit b1f3c43f8437 carries manifests with image tags v3.31.0.
+CALICO_RELEASE=v3.31.0
+
+# go_mod_version WRAPPER MODULE: the version WRAPPER's go.mod requires of MODULE.
+go_mod_version() {
+	awk -v m="$2" '$1 == m && $2 ~ /^v/ { print $2; exit } $1 == "require" && $2 == m { print $3; exit }' \
+		"$LAB_DIR/go/$1/go.mod"
+}
+
+K8S_VERSION=$(go_mod_version kubernetes k8s.io/kubernetes)
+ETCD_VERSION=$(go_mod_version etcd go.etcd.io/etcd/server/v3)
+CALICO_MODULE_VERSION=$(go_mod_version calicoctl github.com/projectcalico/calico)
+CALICO_MODULE_DIR=$GOMODCACHE/github.com/projectcalico/calico@$CALICO_MODULE_VERSION
