@@ -1,0 +1,78 @@
+# calico-encap: make setup | make test-unit | make test | make demo
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMPS := .cache/stamps
+export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/node_modules/.bin:$(PATH)
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+# Each mocha run appends its counts here; .ci/run sums them into "N passed, N failed".
+export TEST_COUNTS ?= $(CURDIR)/.cache/test-counts.jsonl
+MOCHA := mocha --reporter $(CURDIR)/test/support/count-reporter.cjs
+
+-include test/lab/lab.mk
+
+.PHONY: help setup build generate check-generated lint test-unit test-ansible test-integration test bench fixtures clean
+
+help:
+	@echo "make setup            npm ci, build, Python virtualenv (.venv) with ansible-core, molecule, ansible-lint"
+	@echo "make test-unit        unit tests (no cluster)"
+	@echo "make test             everything: lint, unit, real ansible, the lab"
+	@echo "make bench            timings of one check process on fixtures"
+
+$(STAMPS):
+	mkdir -p $@
+
+$(STAMPS)/npm: package-lock.json | $(STAMPS)
+	npm ci --no-audit --no-fund
+	touch $@
+
+$(STAMPS)/venv: requirements.txt requirements-lock.txt | $(STAMPS)
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -c requirements-lock.txt
+	touch $@
+
+build: $(STAMPS)/npm
+	tsc -p tsconfig.json
+	chmod +x dist/src/cli.js
+
+setup: build $(STAMPS)/venv
+	ln -sf $(CURDIR)/dist/src/cli.js $(VENV)/bin/calico-encap
+
+generate: build
+	node dist/tools/generate.js
+
+check-generated: build
+	node dist/tools/generate.js --check
+
+lint: setup
+	tsc -p tsconfig.json --noEmit
+	eslint .
+	prettier --check .
+	ansible-lint --profile production ansible
+
+test-unit: build
+	$(MOCHA) 'dist/test/unit/**/*.test.js'
+
+test-ansible: setup
+	$(MOCHA) --timeout 60000 'dist/test/ansible/**/*.test.js'
+
+test-integration: setup lab-build
+	$(MAKE) lab-up
+	$(MOCHA) --timeout 180000 'dist/test/integration/**/*.test.js' || { $(MAKE) lab-down; exit 1; }
+	$(MAKE) lab-down
+
+test: setup
+	rm -f $(TEST_COUNTS)
+	$(MAKE) lint
+	$(MAKE) test-unit
+	$(MAKE) test-ansible
+	$(MAKE) test-integration
+
+bench: build
+	node dist/test/bench/check.bench.js
+
+clean:
+	rm -rf dist .cache

@@ -1,0 +1,122 @@
+// calico_pool_check's decision, pure: inventory options and the live cluster in, the module's result out.
+
+import { compare, liveBackend } from "./compare.js";
+import { effectiveFlag, nodeOverrides } from "./felix.js";
+import { describe } from "./findings.js";
+import type { InventoryOptions } from "./kubespray.js";
+import { desiredFromInventory } from "./kubespray.js";
+import type { MigrationHint } from "./migration.js";
+import { migrationHint } from "./migration.js";
+import type { Desired, DesiredPool, Finding, Live, Pool } from "./model.js";
+import { pinVars, pinVarsYaml } from "./pin.js";
+
+export interface PoolSummary {
+  name: string;
+  cidr: string;
+  ip_version: 4 | 6;
+  block_size: number;
+  ipip_mode: string;
+  vxlan_mode: string;
+  nat_outgoing: boolean;
+  disabled: boolean;
+  node_selector: string;
+}
+
+export interface CheckOutcome {
+  changed: false;
+  failed: boolean;
+  msg: string;
+  warnings: string[];
+  findings: Finding[];
+  pin_vars: Record<string, string | number | boolean>;
+  migration: MigrationHint;
+  cluster: {
+    calico_installed: boolean;
+    reason: string;
+    client: string;
+    calico_version: string | null;
+    backend: string | null;
+    pools: PoolSummary[];
+    felix: {
+      ipip: { enabled: boolean; source: string };
+      vxlan: { enabled: boolean; source: string };
+      node_overrides: string[];
+    };
+  };
+  inventory: { backend: string; pools: PoolSummary[] };
+}
+
+function summary(p: Pool | DesiredPool): PoolSummary {
+  return {
+    name: p.name,
+    cidr: p.cidr,
+    ip_version: p.ipVersion,
+    block_size: p.blockSize,
+    ipip_mode: p.ipipMode,
+    vxlan_mode: p.vxlanMode,
+    nat_outgoing: p.natOutgoing,
+    disabled: "disabled" in p ? p.disabled : false,
+    node_selector: "nodeSelector" in p ? p.nodeSelector : "all()",
+  };
+}
+
+function clusterSummary(live: Live): CheckOutcome["cluster"] {
+  const inputs = { ...live };
+  return {
+    calico_installed: live.calicoInstalled,
+    reason: live.reason,
+    client: live.client,
+    calico_version: live.calicoVersion,
+    backend: liveBackend(live),
+    pools: live.pools.map(summary),
+    felix: {
+      ipip: effectiveFlag(inputs, "ipip"),
+      vxlan: effectiveFlag(inputs, "vxlan"),
+      node_overrides: [
+        ...new Set([...nodeOverrides(inputs, "ipip"), ...nodeOverrides(inputs, "vxlan")]),
+      ].sort(),
+    },
+  };
+}
+
+function message(live: Live, blocking: Finding[], failing: boolean, pins: string, hint: MigrationHint): string {
+  if (!live.calicoInstalled) {
+    const head = `Calico is not installed yet (${live.reason}); nothing to compare.`;
+    return blocking.length === 0 ? head : `${head} The inventory itself is invalid:\n${blocking.map((f) => `- ${describe(f)}: ${f.why}`).join("\n")}`;
+  }
+  if (blocking.length === 0) return "The inventory matches the live Calico configuration.";
+  const lines = [
+    failing
+      ? "The inventory does not match the live Calico configuration; applying it would break pod networking or fail half-way:"
+      : "The inventory does not match the live Calico configuration (reported as warnings, fail_on_mismatch is false):",
+    ...blocking.map((f) => `- ${describe(f)}`),
+    `To keep today's behaviour, set in the inventory (group_vars/k8s_cluster/k8s-net-calico.yml):\n${pins.replace(/^/gm, "  ")}`,
+    hint.possible
+      ? `To migrate instead, run ${hint.module} with ${JSON.stringify(hint.args)} before the upgrade, then keep the inventory as it is.`
+      : `Migration: ${hint.reason}`,
+  ];
+  return lines.join("\n");
+}
+
+export function checkPools(options: InventoryOptions & { fail_on_mismatch: boolean }, live: Live): CheckOutcome {
+  const desired: Desired = desiredFromInventory(options);
+  const findings = compare(desired, live);
+  const blocking = findings.filter((f) => f.severity === "blocking");
+  const failing = options.fail_on_mismatch && blocking.length > 0;
+  const pins = pinVars(live, desired);
+  const migration = migrationHint(live, desired, findings);
+  const warnings = findings
+    .filter((f) => f.severity === "warning" || !options.fail_on_mismatch)
+    .map((f) => `${describe(f)}. ${f.why} ${f.remedy}`);
+  return {
+    changed: false,
+    failed: failing,
+    msg: message(live, blocking, failing, pinVarsYaml(pins), migration),
+    warnings,
+    findings,
+    pin_vars: pins,
+    migration,
+    cluster: clusterSummary(live),
+    inventory: { backend: desired.backend, pools: desired.pools.map(summary) },
+  };
+}

@@ -1,0 +1,71 @@
+// CIDR parsing and overlap for IPv4 and IPv6, as BigInt ranges. Pure.
+
+export interface Cidr {
+  version: 4 | 6;
+  first: bigint;
+  last: bigint;
+  prefix: number;
+}
+
+function parseV4(addr: string): bigint | null {
+  const parts = addr.split(".");
+  if (parts.length !== 4) return null;
+  let n = 0n;
+  for (const p of parts) {
+    if (!/^\d{1,3}$/.test(p) || Number(p) > 255) return null;
+    n = (n << 8n) | BigInt(p);
+  }
+  return n;
+}
+
+function parseV6(addr: string): bigint | null {
+  const halves = addr.split("::");
+  if (halves.length > 2) return null;
+  const groups = (s: string | undefined): string[] => (s ? s.split(":") : []);
+  const head = groups(halves[0]);
+  const tail = groups(halves[1]);
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
+  const all = [...head, ...Array<string>(halves.length === 1 ? 0 : missing).fill("0"), ...tail];
+  let n = 0n;
+  for (const g of all) {
+    if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return null;
+    n = (n << 16n) | BigInt(parseInt(g, 16));
+  }
+  return n;
+}
+
+/** Parses "a.b.c.d/n" or an IPv6 CIDR; null when malformed. */
+export function parseCidr(text: string): Cidr | null {
+  const [addr, len, extra] = text.trim().split("/");
+  if (addr === undefined || len === undefined || extra !== undefined || !/^\d{1,3}$/.test(len)) return null;
+  const version = addr.includes(":") ? 6 : 4;
+  const bits = version === 4 ? 32 : 128;
+  const prefix = Number(len);
+  if (prefix > bits) return null;
+  const value = version === 4 ? parseV4(addr) : parseV6(addr);
+  if (value === null) return null;
+  const hostBits = BigInt(bits - prefix);
+  const first = (value >> hostBits) << hostBits;
+  const last = first + (1n << hostBits) - 1n;
+  return { version, first, last, prefix };
+}
+
+export function cidrsOverlap(a: string, b: string): boolean {
+  const x = parseCidr(a);
+  const y = parseCidr(b);
+  if (!x || !y || x.version !== y.version) return false;
+  return x.first <= y.last && y.first <= x.last;
+}
+
+/** Same network, whatever the spelling (e.g. IPv6 zero compression, host bits). */
+export function sameCidr(a: string, b: string): boolean {
+  const x = parseCidr(a);
+  const y = parseCidr(b);
+  if (!x || !y) return a.trim() === b.trim();
+  return x.version === y.version && x.first === y.first && x.prefix === y.prefix;
+}
+
+export function ipVersionOf(cidr: string): 4 | 6 {
+  return cidr.includes(":") ? 6 : 4;
+}

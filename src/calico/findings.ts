@@ -1,0 +1,29 @@
+// Building findings: one place for the wording shared by the check's rules.
+
+import type { Finding, Severity } from "./model.js";
+
+export function finding(
+  id: string,
+  object: string,
+  field: string,
+  live: unknown,
+  inventory: unknown,
+  variable: string,
+  severity: Severity,
+  why: string,
+  remedy: string,
+): Finding {
+  return { id, object, field, live, inventory, variable, severity, why, remedy };
+}
+
+export function show(value: unknown): string {
+  if (value === null || value === undefined) return "(unset)";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** "IPPool/default-pool spec.ipipMode: cluster has Always, inventory (calico_ipip_mode) says Never" */
+export function describe(f: Finding): string {
+  const inventory = f.variable ? `inventory (${f.variable}) says ${show(f.inventory)}` : "";
+  const cluster = `cluster has ${show(f.live)}`;
+  return `${f.object} ${f.field}: ${[cluster, inventory].filter(Boolean).join(", ")}`;
+}

@@ -1,0 +1,93 @@
+// Kubespray's inventory semantics: which variable each option stands for, and how the inventory
+// becomes the pools and backend Kubespray would write. The option defaults live in schemas/ only.
+
+import optionsSchema from "../../schemas/calico_pool_check.options.json" with { type: "json" };
+import type { Backend, Desired, DesiredPool, EncapMode } from "./model.js";
+
+/** The inventory as the modules take it: option names are Kubespray's variables without calico_. */
+export interface InventoryOptions {
+  ipip_mode: EncapMode;
+  vxlan_mode: EncapMode;
+  network_backend: Backend;
+  pool_name: string;
+  pool_cidr: string;
+  pool_blocksize: number;
+  nat_outgoing: boolean;
+  ipv4_stack: boolean;
+  ipv6_stack: boolean;
+  ipip_mode_ipv6: EncapMode;
+  vxlan_mode_ipv6: EncapMode;
+  pool_cidr_ipv6: string;
+  pool_blocksize_ipv6: number;
+  nat_outgoing_ipv6: boolean;
+  datastore: "kdd" | "etcd";
+}
+
+export type InventoryOption = keyof InventoryOptions;
+
+const properties = optionsSchema.properties as Record<string, { "x-kubespray-variable"?: string }>;
+
+/** The Kubespray variable behind an option, e.g. ipip_mode -> calico_ipip_mode. */
+export function kubesprayVariable(option: InventoryOption): string {
+  const variable = properties[option]?.["x-kubespray-variable"];
+  if (variable === undefined) throw new Error(`schema names no Kubespray variable for ${option}`);
+  return variable;
+}
+
+/** Kubespray names the IPv6 pool after the IPv4 one. */
+export function ipv6PoolName(poolName: string): string {
+  return `${poolName}-ipv6`;
+}
+
+/** The pools and backend Kubespray would write for this inventory. */
+export function desiredFromInventory(o: InventoryOptions): Desired {
+  const pools: DesiredPool[] = [];
+  if (o.ipv4_stack)
+    pools.push({
+      name: o.pool_name,
+      cidr: o.pool_cidr,
+      ipVersion: 4,
+      blockSize: o.pool_blocksize,
+      ipipMode: o.ipip_mode,
+      vxlanMode: o.vxlan_mode,
+      natOutgoing: o.nat_outgoing,
+    });
+  if (o.ipv6_stack)
+    pools.push({
+      name: ipv6PoolName(o.pool_name),
+      cidr: o.pool_cidr_ipv6,
+      ipVersion: 6,
+      blockSize: o.pool_blocksize_ipv6,
+      ipipMode: o.ipip_mode_ipv6,
+      vxlanMode: o.vxlan_mode_ipv6,
+      natOutgoing: o.nat_outgoing_ipv6,
+    });
+  return { backend: o.network_backend, pools, datastore: o.datastore };
+}
+
+/** The options (by IP version) that hold each pool field, for findings and pin_vars. */
+export const POOL_OPTIONS: Record<
+  4 | 6,
+  {
+    cidr: InventoryOption;
+    blockSize: InventoryOption;
+    ipipMode: InventoryOption;
+    vxlanMode: InventoryOption;
+    natOutgoing: InventoryOption;
+  }
+> = {
+  4: {
+    cidr: "pool_cidr",
+    blockSize: "pool_blocksize",
+    ipipMode: "ipip_mode",
+    vxlanMode: "vxlan_mode",
+    natOutgoing: "nat_outgoing",
+  },
+  6: {
+    cidr: "pool_cidr_ipv6",
+    blockSize: "pool_blocksize_ipv6",
+    ipipMode: "ipip_mode_ipv6",
+    vxlanMode: "vxlan_mode_ipv6",
+    natOutgoing: "nat_outgoing_ipv6",
+  },
+};

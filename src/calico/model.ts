@@ -1,0 +1,97 @@
+// The encapsulation model: Calico's and Kubespray's vocabulary as types. No I/O here.
+
+export const ENCAP_MODES = ["Always", "CrossSubnet", "Never"] as const;
+export type EncapMode = (typeof ENCAP_MODES)[number];
+
+export const BACKENDS = ["bird", "vxlan", "none"] as const;
+export type Backend = (typeof BACKENDS)[number];
+
+export type IpVersion = 4 | 6;
+
+/** An IPPool as Calico means it, with every default filled in (as calicoctl prints it). */
+export interface Pool {
+  name: string;
+  cidr: string;
+  ipVersion: IpVersion;
+  blockSize: number;
+  ipipMode: EncapMode;
+  vxlanMode: EncapMode;
+  natOutgoing: boolean;
+  disabled: boolean;
+  nodeSelector: string;
+  /** allowedUses; Calico's default is Workload and Tunnel. */
+  allowedUses: string[];
+}
+
+/** ipipEnabled / vxlanEnabled as one FelixConfiguration object holds them: undefined means unset. */
+export interface FelixFlags {
+  ipipEnabled?: boolean;
+  vxlanEnabled?: boolean;
+}
+
+/** FELIX_* and CALICO_NETWORKING_BACKEND as the calico-node DaemonSet's container sets them. */
+export interface NodeEnv {
+  /** FELIX_IPINIPENABLED as written (Felix parses it as a bool). */
+  ipipEnabled?: string;
+  /** FELIX_VXLANENABLED as written. */
+  vxlanEnabled?: string;
+  /** A literal CALICO_NETWORKING_BACKEND value; undefined when taken from the ConfigMap or absent. */
+  networkingBackend?: string;
+  /** True when CALICO_NETWORKING_BACKEND comes from calico-config's calico_backend key. */
+  backendFromConfigMap: boolean;
+}
+
+/** The live cluster, as observed. */
+export interface Live {
+  /** false on a fresh install: no Calico CRDs, no pool, or no calicoctl. */
+  calicoInstalled: boolean;
+  /** Why calicoInstalled is false, or how the cluster was read. */
+  reason: string;
+  client: "calicoctl" | "kubectl";
+  calicoVersion: string | null;
+  pools: Pool[];
+  felixDefault: FelixFlags | null;
+  /** FelixConfiguration node.<name> objects, keyed by node name. */
+  felixNodes: Record<string, FelixFlags>;
+  /** calico_backend in ConfigMap kube-system/calico-config; null when the ConfigMap or key is missing. */
+  configMapBackend: string | null;
+  /** null when the calico-node DaemonSet is missing. */
+  nodeEnv: NodeEnv | null;
+}
+
+/** What the inventory asks for, after Kubespray's defaults. */
+export interface DesiredPool {
+  name: string;
+  cidr: string;
+  ipVersion: IpVersion;
+  blockSize: number;
+  ipipMode: EncapMode;
+  vxlanMode: EncapMode;
+  natOutgoing: boolean;
+}
+
+export interface Desired {
+  backend: Backend;
+  /** The IPv4 pool when ipv4_stack, then the IPv6 pool when ipv6_stack. */
+  pools: DesiredPool[];
+  datastore: "kdd" | "etcd";
+}
+
+export type Severity = "blocking" | "warning";
+
+export interface Finding {
+  id: string;
+  object: string;
+  field: string;
+  live: unknown;
+  inventory: unknown;
+  variable: string;
+  severity: Severity;
+  why: string;
+  remedy: string;
+}
+
+/** True when a mode turns the encapsulation on (Always or CrossSubnet). */
+export function isOn(mode: EncapMode): boolean {
+  return mode !== "Never";
+}

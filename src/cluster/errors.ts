@@ -1,0 +1,40 @@
+// A datastore read that did not give what calicoctl or kubectl prints: says the command, what came back,
+// what was expected, and what to do.
+
+import type { CommandResult } from "./runner.js";
+
+function excerpt(text: string, max = 300): string {
+  const t = text.trim();
+  if (t === "") return "(empty)";
+  return t.length > max ? `${t.slice(0, max)}...` : t;
+}
+
+export function commandLine(argv: readonly string[]): string {
+  return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(" ");
+}
+
+export class DatastoreError extends Error {
+  constructor(
+    readonly argv: readonly string[],
+    readonly observed: string,
+    readonly expected: string,
+    readonly todo: string,
+  ) {
+    super(`${commandLine(argv)}: ${observed}; expected ${expected}. ${todo}`);
+    this.name = "DatastoreError";
+  }
+
+  static failed(argv: readonly string[], r: CommandResult, todo: string): DatastoreError {
+    const how = r.timedOut ? "timed out" : `failed with exit code ${r.rc}`;
+    return new DatastoreError(argv, `${how}, stderr: ${excerpt(r.stderr)}`, "exit code 0", todo);
+  }
+
+  static unparsable(argv: readonly string[], stdout: string, expected: string): DatastoreError {
+    return new DatastoreError(
+      argv,
+      `printed ${excerpt(stdout, 200)}`,
+      expected,
+      "Check that the command is calicoctl (or Kubespray's calicoctl.sh) or kubectl and that it reaches the cluster.",
+    );
+  }
+}

@@ -1,0 +1,69 @@
+// Observing the live cluster: choose calicoctl or kubectl, read everything once, and build Live.
+
+import type { Live } from "../calico/model.js";
+import { DatastoreError } from "./errors.js";
+import { backendFromConfigMap, nodeEnvFromDaemonSet } from "./parse-k8s.js";
+import type { CalicoObjects } from "./read-calicoctl.js";
+import { readWithCalicoctl } from "./read-calicoctl.js";
+import { kubectlBase, readCalicoWithKubectl, readKubesprayObjects } from "./read-kubectl.js";
+import type { CommandRunner } from "./runner.js";
+
+export interface ObserveOptions {
+  client: "auto" | "calicoctl" | "kubectl";
+  datastore: "kdd" | "etcd";
+  calicoctlPath: string;
+  kubectlPath: string;
+  kubeconfig: string;
+  timeoutSeconds: number;
+}
+
+function absent(client: Live["client"], reason: string): Live {
+  return {
+    calicoInstalled: false,
+    reason,
+    client,
+    calicoVersion: null,
+    pools: [],
+    felixDefault: null,
+    felixNodes: {},
+    configMapBackend: null,
+    nodeEnv: null,
+  };
+}
+
+async function calicoObjects(
+  runner: CommandRunner,
+  o: ObserveOptions,
+): Promise<{ client: Live["client"]; read: { kind: "objects"; objects: CalicoObjects } | { kind: "absent"; reason: string } }> {
+  const base = kubectlBase(o.kubectlPath, o.kubeconfig);
+  if (o.client !== "kubectl") {
+    const read = await readWithCalicoctl(runner, o.calicoctlPath, o.timeoutSeconds);
+    if (read.kind !== "no-calicoctl") return { client: "calicoctl", read };
+    if (o.client === "calicoctl" || o.datastore === "etcd")
+      return { client: "calicoctl", read: { kind: "absent", reason: `${o.calicoctlPath} is not installed` } };
+  }
+  if (o.datastore === "etcd")
+    throw new DatastoreError(
+      [o.kubectlPath],
+      "datastore_client is kubectl while datastore is etcd",
+      "calicoctl for an etcd datastore",
+      "Set datastore_client: calicoctl (or auto) with calicoctl_path pointing at Kubespray's calicoctl.sh.",
+    );
+  return { client: "kubectl", read: await readCalicoWithKubectl(runner, base, o.timeoutSeconds) };
+}
+
+export async function observe(runner: CommandRunner, o: ObserveOptions): Promise<Live> {
+  const { client, read } = await calicoObjects(runner, o);
+  if (read.kind === "absent") return absent(client, read.reason);
+  const k8s = await readKubesprayObjects(runner, kubectlBase(o.kubectlPath, o.kubeconfig), o.timeoutSeconds);
+  return {
+    calicoInstalled: true,
+    reason: k8s === null
+      ? `read with ${client}; ${o.kubectlPath} is not installed, so calico-config and calico-node were not read`
+      : `read with ${client}`,
+    client,
+    ...read.objects,
+    configMapBackend: backendFromConfigMap(k8s?.configMap),
+    nodeEnv: nodeEnvFromDaemonSet(k8s?.daemonSet),
+  };
+}

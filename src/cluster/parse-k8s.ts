@@ -1,0 +1,30 @@
+// Kubernetes objects into the model: ConfigMap kube-system/calico-config and the calico-node DaemonSet. Pure.
+
+import type { NodeEnv } from "../calico/model.js";
+import type { Json } from "./decode.js";
+import { field, isObject, str } from "./decode.js";
+
+export function backendFromConfigMap(configMap: Json | undefined): string | null {
+  return str(field(configMap, "data", "calico_backend")) ?? null;
+}
+
+/** The calico-node container's env: FELIX_IPINIPENABLED, FELIX_VXLANENABLED, CALICO_NETWORKING_BACKEND. */
+export function nodeEnvFromDaemonSet(daemonSet: Json | undefined): NodeEnv | null {
+  if (!daemonSet) return null;
+  const containers = field(daemonSet, "spec", "template", "spec", "containers");
+  const list = Array.isArray(containers) ? containers.filter(isObject) : [];
+  const container = list.find((c) => c.name === "calico-node") ?? list[0];
+  const env = Array.isArray(container?.env) ? container.env.filter(isObject) : [];
+  const result: NodeEnv = { backendFromConfigMap: false };
+  for (const e of env) {
+    const name = str(e.name)?.toUpperCase();
+    const value = str(e.value);
+    if (name === "FELIX_IPINIPENABLED" && value !== undefined) result.ipipEnabled = value;
+    if (name === "FELIX_VXLANENABLED" && value !== undefined) result.vxlanEnabled = value;
+    if (name === "CALICO_NETWORKING_BACKEND") {
+      if (value !== undefined) result.networkingBackend = value;
+      else if (field(e, "valueFrom", "configMapKeyRef", "key") === "calico_backend") result.backendFromConfigMap = true;
+    }
+  }
+  return result;
+}

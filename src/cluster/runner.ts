@@ -1,0 +1,49 @@
+// Running commands: argv arrays, never shell strings. The local runner uses execa; the bridge runner
+// (ansible/action_plugins) runs the same argv on the task's target through Ansible's connection.
+
+import { execa } from "execa";
+
+export interface CommandResult {
+  rc: number;
+  stdout: string;
+  stderr: string;
+  /** True when the command ran past its timeout and was stopped. */
+  timedOut: boolean;
+}
+
+export interface RunOptions {
+  timeoutSeconds: number;
+  stdin?: string;
+}
+
+export interface CommandRunner {
+  run(argv: readonly string[], options: RunOptions): Promise<CommandResult>;
+}
+
+/** rc of a command that could not be started because it does not exist, as a shell reports it. */
+export const RC_NOT_FOUND = 127;
+
+export class LocalRunner implements CommandRunner {
+  /** Every argv run, in order (the bench counts child processes with it). */
+  readonly history: string[][] = [];
+
+  async run(argv: readonly string[], options: RunOptions): Promise<CommandResult> {
+    const [file, ...args] = argv;
+    if (file === undefined) throw new Error("empty command");
+    this.history.push([...argv]);
+    const r = await execa(file, args, {
+      reject: false,
+      timeout: options.timeoutSeconds * 1000,
+      input: options.stdin ?? "",
+      stripFinalNewline: false,
+      env: { LC_ALL: "C" },
+    });
+    const notFound = (r as { code?: string }).code === "ENOENT";
+    return {
+      rc: notFound ? RC_NOT_FOUND : (r.exitCode ?? (r.timedOut ? 124 : 1)),
+      stdout: typeof r.stdout === "string" ? r.stdout : "",
+      stderr: notFound ? `${file}: not found` : typeof r.stderr === "string" ? r.stderr : "",
+      timedOut: r.timedOut,
+    };
+  }
+}

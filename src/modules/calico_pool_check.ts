@@ -1,0 +1,47 @@
+// calico_pool_check: args -> observe -> decide. Never writes; check mode runs the same read-only comparison.
+
+import optionsSchema from "../../schemas/calico_pool_check.options.json" with { type: "json" };
+import type { CheckOutcome } from "../calico/check.js";
+import { checkPools } from "../calico/check.js";
+import type { InventoryOptions } from "../calico/kubespray.js";
+import { observe } from "../cluster/observe.js";
+import type { CommandRunner } from "../cluster/runner.js";
+import type { ModuleContext, ModuleDefinition } from "../protocol/module.js";
+
+export interface CalicoPoolCheckParams extends InventoryOptions {
+  datastore_client: "auto" | "calicoctl" | "kubectl";
+  calicoctl_path: string;
+  kubectl_path: string;
+  kubeconfig: string;
+  command_timeout: number;
+  fail_on_mismatch: boolean;
+}
+
+export async function runCheck(
+  runner: CommandRunner,
+  p: CalicoPoolCheckParams,
+  log: (verbosity: number, msg: string) => void = () => undefined,
+): Promise<CheckOutcome> {
+  const live = await observe(runner, {
+    client: p.datastore_client,
+    datastore: p.datastore,
+    calicoctlPath: p.calicoctl_path,
+    kubectlPath: p.kubectl_path,
+    kubeconfig: p.kubeconfig,
+    timeoutSeconds: p.command_timeout,
+  });
+  log(2, `observed the cluster: ${live.reason}, ${live.pools.length} pool(s), backend ${String(live.configMapBackend)}`);
+  return checkPools(p, live);
+}
+
+export function calicoPoolCheck(runner: CommandRunner): ModuleDefinition<CalicoPoolCheckParams> {
+  return {
+    name: "calico_pool_check",
+    optionsSchema,
+    supportsCheckMode: true,
+    async run(ctx: ModuleContext<CalicoPoolCheckParams>) {
+      const outcome = await runCheck(runner, ctx.params, (v, m) => ctx.log(v, m));
+      return { ...outcome };
+    },
+  };
+}

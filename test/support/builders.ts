@@ -1,0 +1,55 @@
+// Test builders: a live cluster and an inventory, with Kubespray's defaults taken from schemas/.
+
+import optionsSchema from "../../schemas/calico_pool_check.options.json" with { type: "json" };
+import type { Live, Pool } from "../../src/calico/model.js";
+import type { CalicoPoolCheckParams } from "../../src/modules/calico_pool_check.js";
+
+export function schemaDefaults(): CalicoPoolCheckParams {
+  const props = optionsSchema.properties as Record<string, { default?: unknown }>;
+  return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.default])) as unknown as CalicoPoolCheckParams;
+}
+
+export function inventory(overrides: Partial<CalicoPoolCheckParams> = {}): CalicoPoolCheckParams {
+  return { ...schemaDefaults(), ...overrides };
+}
+
+/** A pool as calicoctl prints it for a Kubespray 2.18 cluster. */
+export function pool(overrides: Partial<Pool> = {}): Pool {
+  return {
+    name: "default-pool",
+    cidr: "10.233.64.0/18",
+    ipVersion: 4,
+    blockSize: 24,
+    ipipMode: "Always",
+    vxlanMode: "Never",
+    natOutgoing: true,
+    disabled: false,
+    nodeSelector: "all()",
+    allowedUses: ["Workload", "Tunnel"],
+    ...overrides,
+  };
+}
+
+/** The cluster Kubespray 2.18 left: IPIP Always, backend bird, Felix ipipEnabled explicit. */
+export function live218(overrides: Partial<Live> = {}): Live {
+  return {
+    calicoInstalled: true,
+    reason: "read with calicoctl",
+    client: "calicoctl",
+    calicoVersion: "v3.32.1",
+    pools: [pool()],
+    felixDefault: { ipipEnabled: true },
+    felixNodes: {},
+    configMapBackend: "bird",
+    nodeEnv: { backendFromConfigMap: true },
+    ...overrides,
+  };
+}
+
+/** Kubespray 2.18's variables, which keep a 2.18 cluster as it is. */
+export const PINNED_218: Partial<CalicoPoolCheckParams> = {
+  ipip_mode: "Always",
+  vxlan_mode: "Never",
+  network_backend: "bird",
+  pool_blocksize: 24,
+};
