@@ -108,6 +108,10 @@ export function checkPools(options: InventoryOptions & { fail_on_mismatch: boole
   const warnings = findings
     .filter((f) => f.severity === "warning" || !options.fail_on_mismatch)
     .map((f) => `${describe(f)}. ${f.why} ${f.remedy}`);
+  if (!live.calicoInstalled && /not installed \(|does not exist \(/.test(live.reason))
+    warnings.push(
+      `Treated as a cluster without Calico because ${live.reason}. If this cluster already runs Calico, the paths are wrong: set calicoctl_path, kubectl_path or kubeconfig.`,
+    );
   return {
     changed: false,
     failed: failing,

@@ -40,7 +40,7 @@ async function calicoObjects(
     const read = await readWithCalicoctl(runner, o.calicoctlPath, o.timeoutSeconds);
     if (read.kind !== "no-calicoctl") return { client: "calicoctl", read };
     if (o.client === "calicoctl" || o.datastore === "etcd")
-      return { client: "calicoctl", read: { kind: "absent", reason: `${o.calicoctlPath} is not installed` } };
+      return { client: "calicoctl", read: { kind: "absent", reason: `${o.calicoctlPath} is not installed (no Calico yet)` } };
   }
   if (o.datastore === "etcd")
     throw new DatastoreError(
@@ -49,7 +49,10 @@ async function calicoObjects(
       "calicoctl for an etcd datastore",
       "Set datastore_client: calicoctl (or auto) with calicoctl_path pointing at Kubespray's calicoctl.sh.",
     );
-  return { client: "kubectl", read: await readCalicoWithKubectl(runner, base, o.timeoutSeconds) };
+  const read = await readCalicoWithKubectl(runner, base, o.timeoutSeconds);
+  if (read.kind === "absent" && o.client === "auto")
+    return { client: "kubectl", read: { ...read, reason: `${o.calicoctlPath} is not installed and ${read.reason}` } };
+  return { client: "kubectl", read };
 }
 
 export async function observe(runner: CommandRunner, o: ObserveOptions): Promise<Live> {

@@ -28,9 +28,13 @@ export async function readCalicoWithKubectl(
 ): Promise<KubectlCalicoRead> {
   const argv = [...base, "get", CALICO_CRDS.join(","), "-o", "json"];
   const r = await runner.run(argv, { timeoutSeconds });
+  if (r.rc === RC_NOT_FOUND)
+    return { kind: "absent", reason: `${base[0] ?? "kubectl"} is not installed (no control plane yet)` };
   if (r.rc !== 0) {
     if (/doesn't have a resource type|no matches for kind/i.test(r.stderr))
       return { kind: "absent", reason: "the Calico CRDs are not installed" };
+    if (/stat .*: no such file or directory/i.test(r.stderr))
+      return { kind: "absent", reason: `the kubeconfig ${base[2] ?? ""} does not exist (no control plane yet)` };
     throw DatastoreError.failed(argv, r, "Check kubectl and the kubeconfig (Kubespray's admin.conf on control-plane hosts).");
   }
   const all = items(decodeKind(argv, r.stdout, ["List"]));
