@@ -31,7 +31,8 @@ function pyText(value: unknown): string {
 function constraintSentences(schema: JsonSchema): string[] {
   const out: string[] = [];
   const { minimum, maximum } = schema;
-  if (minimum !== undefined && maximum !== undefined) out.push(`Between ${minimum} and ${maximum}.`);
+  if (minimum !== undefined && maximum !== undefined)
+    out.push(`Between ${minimum} and ${maximum}.`);
   else if (minimum !== undefined) out.push(`At least ${minimum}.`);
   else if (maximum !== undefined) out.push(`At most ${maximum}.`);
   if (schema.exclusiveMinimum !== undefined) out.push(`Greater than ${schema.exclusiveMinimum}.`);
@@ -76,7 +77,13 @@ function optionsDoc(schema: JsonSchema, root: JsonSchema): Doc {
   return out;
 }
 
-const HANDLED_DOC_KEYS = new Set(["module", "short_description", "description", "author", "examples"]);
+const HANDLED_DOC_KEYS = new Set([
+  "module",
+  "short_description",
+  "description",
+  "author",
+  "examples",
+]);
 
 /** DOCUMENTATION from an options schema and its `x-ansible` block. */
 export function documentation(moduleName: string, schema: JsonSchemaObject): Doc {

@@ -16,7 +16,12 @@ export function typesBanner(schemaPath: string, extra: string[] = []): string {
   ].join("\n");
 }
 
-async function toTypeScript(schema: JsonSchema, name: string, banner: string, cwd: string): Promise<string> {
+async function toTypeScript(
+  schema: JsonSchema,
+  name: string,
+  banner: string,
+  cwd: string,
+): Promise<string> {
   return compile(prepareForTypes(schema) as Parameters<typeof compile>[0], name, {
     bannerComment: banner,
     cwd,
@@ -33,7 +38,10 @@ export interface GeneratedTypes {
   result: string;
 }
 
-export async function generateTypes(mod: ModuleSchemas, schemasDir: string): Promise<GeneratedTypes> {
+export async function generateTypes(
+  mod: ModuleSchemas,
+  schemasDir: string,
+): Promise<GeneratedTypes> {
   const base = pascalCase(mod.name);
   const optionsName = mod.options.title ?? `${base}Options`;
   const paramsName = `${base}Params`;

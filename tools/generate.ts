@@ -40,7 +40,8 @@ async function main(argv: readonly string[]): Promise<number> {
     await writeFile(target, expected.get(s.path) ?? "", "utf8");
     process.stdout.write(`wrote ${s.path}\n`);
   }
-  if (stale.length === 0) process.stdout.write(`nothing to do (${expected.size} files up to date)\n`);
+  if (stale.length === 0)
+    process.stdout.write(`nothing to do (${expected.size} files up to date)\n`);
   return 0;
 }
 

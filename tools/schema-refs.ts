@@ -18,7 +18,8 @@ export function resolveRef(schema: JsonSchema, root: JsonSchema): JsonSchema {
       throw new Error(`unresolved $ref ${ref}`);
     }
     // Keywords beside $ref (a description) describe this use of the definition: they win.
-    const { $ref: _ref, ...beside } = current;
+    const beside: JsonSchema = { ...current };
+    delete beside.$ref;
     current = { ...(target as JsonSchema), ...beside };
   }
   return current;

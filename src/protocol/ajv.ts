@@ -31,8 +31,10 @@ export function compileSchema(schema: JsonSchema): ValidateFunction {
   if (hit !== undefined) return hit;
   shared ??= createAjv();
   // $id is dropped so two copies of the same schema (or a test schema) never collide.
-  const { $id: _id, $schema: _meta, ...rest } = schema;
-  const validate = shared.compile(rest);
+  const copy: JsonSchema = { ...schema };
+  delete copy.$id;
+  delete copy.$schema;
+  const validate = shared.compile(copy);
   compiled.set(schema, validate);
   return validate;
 }

@@ -6,8 +6,7 @@ import { readFile } from "node:fs/promises";
 import { failure } from "./result.js";
 
 export type ArgsFileOutcome =
-  | { ok: true; args: unknown }
-  | { ok: false; result: Record<string, unknown> };
+  { ok: true; args: unknown } | { ok: false; result: Record<string, unknown> };
 
 /** Parse the text of an args file (pure). */
 export function parseArgsText(text: string, path: string): ArgsFileOutcome {

@@ -12,7 +12,8 @@ export type AnsibleType = "str" | "int" | "float" | "bool" | "list" | "dict" | "
 /** What to do with a non-string in a str option (`_ansible_string_conversion_action`). */
 export type StringConversionAction = "warn" | "error" | "ignore";
 
-export type Coerced = { ok: true; value: unknown; warning?: string } | { ok: false; detail: string };
+export type Coerced =
+  { ok: true; value: unknown; warning?: string } | { ok: false; detail: string };
 
 /** The Ansible type of a JSON Schema (string -> str, integer -> int, array -> list, ...). */
 export function ansibleTypeOf(schema: JsonSchema): AnsibleType {
@@ -76,7 +77,10 @@ export function coerceFloat(value: unknown): Coerced {
 export function coerceStr(value: unknown, action: StringConversionAction): Coerced {
   if (typeof value === "string") return { ok: true, value };
   if (action === "error") {
-    return { ok: false, detail: `'${pyRepr(value)}' is not a string and conversion is not allowed` };
+    return {
+      ok: false,
+      detail: `'${pyRepr(value)}' is not a string and conversion is not allowed`,
+    };
   }
   const converted = pyStr(value);
   if (action === "ignore") return { ok: true, value: converted };
@@ -129,8 +133,12 @@ export function coerceDict(value: unknown): Coerced {
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     return { ok: true, value };
   }
-  const fail: Coerced = { ok: false, detail: "dictionary requested, could not parse JSON or key=value" };
-  if (typeof value !== "string") return { ok: false, detail: `${pyTypeName(value)} cannot be converted to a dict` };
+  const fail: Coerced = {
+    ok: false,
+    detail: "dictionary requested, could not parse JSON or key=value",
+  };
+  if (typeof value !== "string")
+    return { ok: false, detail: `${pyTypeName(value)} cannot be converted to a dict` };
   const text = value.trim();
   if (text.startsWith("{")) {
     try {

@@ -7,22 +7,30 @@ export interface TextSink {
   write(text: string): unknown;
 }
 
-/** The one line to print for a result; a result that cannot be serialized becomes a failure. */
-export function resultLine(result: Record<string, unknown>): string {
+/** The line to print for a result, and the result it stands for (a failure if unserializable). */
+export function serializeResult(result: Record<string, unknown>): {
+  line: string;
+  printed: Record<string, unknown>;
+} {
   try {
     const text = JSON.stringify(result);
-    if (typeof text === "string" && text.startsWith("{")) return text + "\n";
+    if (typeof text === "string" && text.startsWith("{"))
+      return { line: text + "\n", printed: result };
     throw new Error("the result is not an object");
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    return (
-      JSON.stringify({
-        failed: true,
-        changed: false,
-        msg: `the module's result could not be serialized as JSON: ${why}`,
-      }) + "\n"
-    );
+    const printed = {
+      failed: true,
+      changed: false,
+      msg: `the module's result could not be serialized as JSON: ${why}`,
+    };
+    return { line: JSON.stringify(printed) + "\n", printed };
   }
+}
+
+/** The one line to print for a result; a result that cannot be serialized becomes a failure. */
+export function resultLine(result: Record<string, unknown>): string {
+  return serializeResult(result).line;
 }
 
 /** Exit code for a result: 1 when it failed, else 0 (Ansible ignores it once the JSON parses). */
@@ -38,9 +46,9 @@ export function emitResult(
     process.exitCode = code;
   },
 ): void {
-  const line = resultLine(result);
+  const { line, printed } = serializeResult(result);
   out.write(line);
-  setExitCode(line === JSON.stringify(result) + "\n" ? exitCodeOf(result) : 1);
+  setExitCode(exitCodeOf(printed));
 }
 
 /** Format a log message for stderr: every line prefixed, so no line starts with "{". */

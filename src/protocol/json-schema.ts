@@ -4,13 +4,7 @@
  */
 
 export type JsonSchemaTypeName =
-  | "string"
-  | "integer"
-  | "number"
-  | "boolean"
-  | "array"
-  | "object"
-  | "null";
+  "string" | "integer" | "number" | "boolean" | "array" | "object" | "null";
 
 /** The top-level `x-ansible` documentation block of an options schema. */
 export interface AnsibleDocBlock {

@@ -24,7 +24,12 @@ export function typeError(name: string, value: unknown, type: string, detail: st
   return `argument '${name}' is of type ${pyClass(value)} and we were unable to convert to ${type}: ${detail}`;
 }
 
-export function elementTypeError(name: string, value: unknown, type: string, detail: string): string {
+export function elementTypeError(
+  name: string,
+  value: unknown,
+  type: string,
+  detail: string,
+): string {
   return `Elements value for option '${name}' is of type ${pyClass(value)} and we were unable to convert to ${type}: ${detail}`;
 }
 
@@ -32,7 +37,11 @@ export function notOneOf(name: string, choices: readonly unknown[], value: unkno
   return `value of ${name} must be one of: ${choices.map(pyStr).join(", ")}, got: ${pyStr(value)}`;
 }
 
-export function notOneOrMoreOf(name: string, choices: readonly unknown[], bad: readonly unknown[]): string {
+export function notOneOrMoreOf(
+  name: string,
+  choices: readonly unknown[],
+  bad: readonly unknown[],
+): string {
   return `value of ${name} must be one or more of: ${choices.map(pyStr).join(", ")}. Got no match for: ${bad.map(pyStr).join(", ")}`;
 }
 

@@ -77,9 +77,7 @@ async function runDefinition<P>(
   const specs = optionSpecs(def.optionsSchema);
   if (!isPlainObject(rawArgs)) {
     return finalizeResult({
-      result: failure(
-        `module arguments must be a JSON object (dict), got ${pyTypeName(rawArgs)}`,
-      ),
+      result: failure(`module arguments must be a JSON object (dict), got ${pyTypeName(rawArgs)}`),
       moduleArgs: {},
       secrets: [],
       warnings: [],
@@ -117,7 +115,9 @@ async function runDefinition<P>(
   try {
     const result: unknown = await def.run(ctx);
     if (!isPlainObject(result)) {
-      return finish(failure(`module ${def.name} returned ${pyTypeName(result)}, not a result object`));
+      return finish(
+        failure(`module ${def.name} returned ${pyTypeName(result)}, not a result object`),
+      );
     }
     return finish(result);
   } catch (error) {

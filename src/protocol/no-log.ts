@@ -13,7 +13,7 @@ export function secretStrings(value: unknown): string[] {
   if (typeof value === "string") return value === "" ? [] : [value];
   if (typeof value === "number") return [String(value)];
   if (Array.isArray(value)) return value.flatMap(secretStrings);
-  if (typeof value === "object") return Object.values(value as object).flatMap(secretStrings);
+  if (typeof value === "object") return Object.values(value).flatMap(secretStrings);
   return [];
 }
 

@@ -22,7 +22,8 @@ export function optionSpecs(schema: JsonSchemaObject): OptionSpec[] {
     name,
     schema: prop,
     type: ansibleTypeOf(prop),
-    elements: prop.items !== undefined && prop.items.type !== undefined ? ansibleTypeOf(prop.items) : null,
+    elements:
+      prop.items !== undefined && prop.items.type !== undefined ? ansibleTypeOf(prop.items) : null,
     aliases: prop["x-ansible-aliases"] ?? [],
     noLog: prop["x-ansible-no-log"] === true,
     required: required.has(name),

@@ -35,7 +35,7 @@ export function pyRepr(value: unknown): string {
     const entries = Object.entries(value as Record<string, unknown>);
     return "{" + entries.map(([k, v]) => `${pyReprString(k)}: ${pyRepr(v)}`).join(", ") + "}";
   }
-  return pyReprString(String(value));
+  return pyReprString(typeof value === "bigint" ? value.toString() : typeof value);
 }
 
 /** Python str() of a JSON value: strings as they are, everything else as repr(). */

@@ -28,7 +28,12 @@ export interface FinalizeInput {
 }
 
 /** Fill in `changed`, merge warnings, add invocation, remove secrets. */
-export function finalizeResult({ result, moduleArgs, secrets, warnings }: FinalizeInput): Record<string, unknown> {
+export function finalizeResult({
+  result,
+  moduleArgs,
+  secrets,
+  warnings,
+}: FinalizeInput): Record<string, unknown> {
   const out: Record<string, unknown> = { ...result };
   out.changed = out.changed === true;
   if (out.failed !== undefined) out.failed = out.failed === true;

@@ -17,16 +17,21 @@ export interface ModuleModeIo {
 type ConsoleMethod = "log" | "info" | "debug";
 
 /** Send console.log/info/debug to the log function while fn runs, so stdout holds only JSON. */
-async function withConsoleOnStderr<T>(log: (msg: string) => void, fn: () => Promise<T>): Promise<T> {
+async function withConsoleOnStderr<T>(
+  log: (msg: string) => void,
+  fn: () => Promise<T>,
+): Promise<T> {
   const methods: ConsoleMethod[] = ["log", "info", "debug"];
-  const saved = methods.map((m) => [m, console[m]] as const);
+  const saved = methods.map((m) => [m, Object.getOwnPropertyDescriptor(console, m)] as const);
   for (const m of methods) {
     console[m] = (...args: unknown[]) => log(args.map(String).join(" "));
   }
   try {
     return await fn();
   } finally {
-    for (const [m, f] of saved) console[m] = f;
+    for (const [m, descriptor] of saved) {
+      if (descriptor !== undefined) Object.defineProperty(console, m, descriptor);
+    }
   }
 }
 

@@ -95,7 +95,11 @@ function convertTypes(
   return errors;
 }
 
-function schemaChecks(schema: JsonSchemaObject, specs: readonly OptionSpec[], values: Record<string, unknown>): string[] {
+function schemaChecks(
+  schema: JsonSchemaObject,
+  specs: readonly OptionSpec[],
+  values: Record<string, unknown>,
+): string[] {
   const present: Record<string, unknown> = {};
   for (const spec of specs) {
     const v = values[spec.name];
@@ -132,9 +136,7 @@ export function validateOptions(
       values[spec.name] = spec.default;
     }
   }
-  const secrets = specs
-    .filter((s) => s.noLog)
-    .flatMap((s) => secretStrings(values[s.name]));
+  const secrets = specs.filter((s) => s.noLog).flatMap((s) => secretStrings(values[s.name]));
 
   const missing = specs
     .filter((s) => s.required && (values[s.name] === undefined || values[s.name] === null))
