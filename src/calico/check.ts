@@ -79,10 +79,18 @@ function clusterSummary(live: Live): CheckOutcome["cluster"] {
   };
 }
 
-function message(live: Live, blocking: Finding[], failing: boolean, pins: string, hint: MigrationHint): string {
+function message(
+  live: Live,
+  blocking: Finding[],
+  failing: boolean,
+  pins: string,
+  hint: MigrationHint,
+): string {
   if (!live.calicoInstalled) {
     const head = `Calico is not installed yet (${live.reason}); nothing to compare.`;
-    return blocking.length === 0 ? head : `${head} The inventory itself is invalid:\n${blocking.map((f) => `- ${describe(f)}: ${f.why}`).join("\n")}`;
+    return blocking.length === 0
+      ? head
+      : `${head} The inventory itself is invalid:\n${blocking.map((f) => `- ${describe(f)}: ${f.why}`).join("\n")}`;
   }
   if (blocking.length === 0) return "The inventory matches the live Calico configuration.";
   const lines = [
@@ -98,7 +106,10 @@ function message(live: Live, blocking: Finding[], failing: boolean, pins: string
   return lines.join("\n");
 }
 
-export function checkPools(options: InventoryOptions & { fail_on_mismatch: boolean }, live: Live): CheckOutcome {
+export function checkPools(
+  options: InventoryOptions & { fail_on_mismatch: boolean },
+  live: Live,
+): CheckOutcome {
   const desired: Desired = desiredFromInventory(options);
   const findings = compare(desired, live);
   const blocking = findings.filter((f) => f.severity === "blocking");

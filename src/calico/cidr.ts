@@ -38,7 +38,8 @@ function parseV6(addr: string): bigint | null {
 /** Parses "a.b.c.d/n" or an IPv6 CIDR; null when malformed. */
 export function parseCidr(text: string): Cidr | null {
   const [addr, len, extra] = text.trim().split("/");
-  if (addr === undefined || len === undefined || extra !== undefined || !/^\d{1,3}$/.test(len)) return null;
+  if (addr === undefined || len === undefined || extra !== undefined || !/^\d{1,3}$/.test(len))
+    return null;
   const version = addr.includes(":") ? 6 : 4;
   const bits = version === 4 ? 32 : 128;
   const prefix = Number(len);

@@ -6,7 +6,7 @@ import { routeProblems } from "./consistency.js";
 import { cidrsOverlap, sameCidr } from "./cidr.js";
 import { finding } from "./findings.js";
 import { kubesprayVariable, POOL_OPTIONS } from "./kubespray.js";
-import type { Backend, Desired, DesiredPool, Finding, Live, Pool } from "./model.js";
+import type { Desired, DesiredPool, Finding, Live, Pool } from "./model.js";
 import { isOn } from "./model.js";
 import { backendRunsBgp, IMMUTABLE_POOL_FIELDS, poolModeViolations } from "./rules.js";
 
@@ -19,7 +19,10 @@ export function liveBackend(live: Live): string | null {
 }
 
 /** The live pool Kubespray manages for a desired pool: same name, else the only pool of that IP version. */
-export function managedPool(live: Live, want: { name: string; ipVersion: 4 | 6 }): Pool | undefined {
+export function managedPool(
+  live: Live,
+  want: { name: string; ipVersion: 4 | 6 },
+): Pool | undefined {
   const byName = live.pools.find((p) => p.name === want.name);
   if (byName) return byName;
   const sameVersion = live.pools.filter((p) => p.ipVersion === want.ipVersion);
@@ -88,7 +91,9 @@ function poolFindings(live: Live, want: DesiredPool, desired: Desired): Finding[
   const opts = POOL_OPTIONS[want.ipVersion];
   const have = managedPool(live, want);
   if (!have) {
-    const overlapping = live.pools.filter((p) => cidrsOverlap(p.cidr, want.cidr)).map((p) => p.name);
+    const overlapping = live.pools
+      .filter((p) => cidrsOverlap(p.cidr, want.cidr))
+      .map((p) => p.name);
     return [
       finding(
         "pool.missing",
@@ -228,13 +233,15 @@ function backendFindings(live: Live, desired: Desired): Finding[] {
 export function stateAfterInventory(live: Live, desired: Desired): ClusterState {
   const pools = live.pools.map((p) => {
     const want = desired.pools.find((d) => managedPool(live, d) === p);
-    return want ? { ...p, ipipMode: want.ipipMode, vxlanMode: want.vxlanMode, natOutgoing: want.natOutgoing } : p;
+    return want
+      ? { ...p, ipipMode: want.ipipMode, vxlanMode: want.vxlanMode, natOutgoing: want.natOutgoing }
+      : p;
   });
   const v4 = desired.pools.find((d) => d.ipVersion === 4);
   const felixDefault = v4
     ? { ...live.felixDefault, ipipEnabled: isOn(v4.ipipMode), vxlanEnabled: isOn(v4.vxlanMode) }
     : live.felixDefault;
-  return { ...liveState(live), pools, felixDefault, backend: desired.backend as Backend };
+  return { ...liveState(live), pools, felixDefault, backend: desired.backend };
 }
 
 export function liveState(live: Live): ClusterState {

@@ -30,7 +30,8 @@ function felixProblems(state: ClusterState, encap: Encapsulation): Problem[] {
   const scopes: (string | undefined)[] = [undefined, ...nodeOverrides(state, encap)];
   for (const node of scopes) {
     const flag = effectiveFlag(state, encap, node);
-    const object = node === undefined ? "FelixConfiguration/default" : `FelixConfiguration/node.${node}`;
+    const object =
+      node === undefined ? "FelixConfiguration/default" : `FelixConfiguration/node.${node}`;
     const where = node === undefined ? "every node" : `node ${node}`;
     if (users.length > 0 && !flag.enabled) {
       problems.push({

@@ -21,7 +21,10 @@ export interface FelixInputs {
   nodeEnv: NodeEnv | null;
 }
 
-const FLAG: Record<Encapsulation, { field: keyof FelixFlags; env: keyof NodeEnv; envName: string }> = {
+const FLAG: Record<
+  Encapsulation,
+  { field: keyof FelixFlags; env: keyof NodeEnv; envName: string }
+> = {
   ipip: { field: "ipipEnabled", env: "ipipEnabled", envName: "FELIX_IPINIPENABLED" },
   vxlan: { field: "vxlanEnabled", env: "vxlanEnabled", envName: "FELIX_VXLANENABLED" },
 };
@@ -48,7 +51,10 @@ export function effectiveFlag(
   if (nodeName !== undefined) {
     const fromNode = inputs.felixNodes[nodeName]?.[field];
     if (fromNode !== undefined)
-      return { enabled: fromNode, source: `FelixConfiguration node.${nodeName} ${field}: ${fromNode}` };
+      return {
+        enabled: fromNode,
+        source: `FelixConfiguration node.${nodeName} ${field}: ${fromNode}`,
+      };
   }
   const fromDefault = inputs.felixDefault?.[field];
   if (fromDefault !== undefined)

@@ -21,19 +21,34 @@ const UNMIGRATABLE = new Set([
   "inventory.ipipWithoutBird",
 ]);
 
-export function migrationHint(live: Live, desired: Desired, findings: readonly Finding[]): MigrationHint {
+export function migrationHint(
+  live: Live,
+  desired: Desired,
+  findings: readonly Finding[],
+): MigrationHint {
   const v4 = desired.pools.find((p) => p.ipVersion === 4);
   const v6 = desired.pools.find((p) => p.ipVersion === 6);
   const args: Record<string, unknown> = { network_backend: desired.backend };
-  if (v4) Object.assign(args, { pool_name: v4.name, ipip_mode: v4.ipipMode, vxlan_mode: v4.vxlanMode });
+  if (v4)
+    Object.assign(args, { pool_name: v4.name, ipip_mode: v4.ipipMode, vxlan_mode: v4.vxlanMode });
   if (v6) Object.assign(args, { ipv6_stack: true, vxlan_mode_ipv6: v6.vxlanMode });
   const base = { module: "calico_encap_migrate", args };
   if (!live.calicoInstalled)
-    return { ...base, needed: false, possible: false, reason: "Calico is not installed yet: Kubespray installs it as the inventory says." };
+    return {
+      ...base,
+      needed: false,
+      possible: false,
+      reason: "Calico is not installed yet: Kubespray installs it as the inventory says.",
+    };
   const needed = findings.some((f) => ENCAPSULATION_FINDINGS.has(f.id));
   const blockers = findings.filter((f) => UNMIGRATABLE.has(f.id) && f.severity === "blocking");
   if (!needed)
-    return { ...base, needed: false, possible: false, reason: "The encapsulation and backend already match the inventory." };
+    return {
+      ...base,
+      needed: false,
+      possible: false,
+      reason: "The encapsulation and backend already match the inventory.",
+    };
   if (blockers.length > 0)
     return {
       ...base,

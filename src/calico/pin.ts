@@ -28,6 +28,9 @@ export function pinVars(live: Live, desired: Desired): Record<string, string | n
 /** pin_vars as YAML lines for group_vars/k8s_cluster/k8s-net-calico.yml. */
 export function pinVarsYaml(vars: Record<string, string | number | boolean>): string {
   return Object.entries(vars)
-    .map(([k, v]) => `${k}: ${typeof v === "string" && /[:#{}[\],&*?|<>=!%@`'"]/.test(v) ? JSON.stringify(v) : String(v)}`)
+    .map(
+      ([k, v]) =>
+        `${k}: ${typeof v === "string" && /[:#{}[\],&*?|<>=!%@`'"]/.test(v) ? JSON.stringify(v) : String(v)}`,
+    )
     .join("\n");
 }

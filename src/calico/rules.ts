@@ -37,7 +37,8 @@ export interface PoolModes {
 /** Calico's validation of a pool's encapsulation, in Calico's words; empty when valid. */
 export function poolModeViolations(pool: PoolModes): string[] {
   const violations: string[] = [];
-  if (isOn(pool.ipipMode) && isOn(pool.vxlanMode)) violations.push(CALICO_MESSAGES.bothEncapsulations);
+  if (isOn(pool.ipipMode) && isOn(pool.vxlanMode))
+    violations.push(CALICO_MESSAGES.bothEncapsulations);
   if (pool.ipVersion === 6 && isOn(pool.ipipMode)) violations.push(CALICO_MESSAGES.ipipOnIpv6);
   return violations;
 }

@@ -9,7 +9,11 @@ export function isObject(v: unknown): v is Json {
 }
 
 /** Parses stdout and checks its kind (e.g. IPPoolList); a List's items are checked too when itemKinds is given. */
-export function decodeKind(argv: readonly string[], stdout: string, kinds: readonly string[]): Json {
+export function decodeKind(
+  argv: readonly string[],
+  stdout: string,
+  kinds: readonly string[],
+): Json {
   const expected = `a JSON ${kinds.join(" or ")}`;
   let value: unknown;
   try {

@@ -10,7 +10,9 @@ function excerpt(text: string, max = 300): string {
 }
 
 export function commandLine(argv: readonly string[]): string {
-  return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(" ");
+  return argv
+    .map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`))
+    .join(" ");
 }
 
 export class DatastoreError extends Error {

@@ -34,13 +34,19 @@ function absent(client: Live["client"], reason: string): Live {
 async function calicoObjects(
   runner: CommandRunner,
   o: ObserveOptions,
-): Promise<{ client: Live["client"]; read: { kind: "objects"; objects: CalicoObjects } | { kind: "absent"; reason: string } }> {
+): Promise<{
+  client: Live["client"];
+  read: { kind: "objects"; objects: CalicoObjects } | { kind: "absent"; reason: string };
+}> {
   const base = kubectlBase(o.kubectlPath, o.kubeconfig);
   if (o.client !== "kubectl") {
     const read = await readWithCalicoctl(runner, o.calicoctlPath, o.timeoutSeconds);
     if (read.kind !== "no-calicoctl") return { client: "calicoctl", read };
     if (o.client === "calicoctl" || o.datastore === "etcd")
-      return { client: "calicoctl", read: { kind: "absent", reason: `${o.calicoctlPath} is not installed (no Calico yet)` } };
+      return {
+        client: "calicoctl",
+        read: { kind: "absent", reason: `${o.calicoctlPath} is not installed (no Calico yet)` },
+      };
   }
   if (o.datastore === "etcd")
     throw new DatastoreError(
@@ -51,19 +57,27 @@ async function calicoObjects(
     );
   const read = await readCalicoWithKubectl(runner, base, o.timeoutSeconds);
   if (read.kind === "absent" && o.client === "auto")
-    return { client: "kubectl", read: { ...read, reason: `${o.calicoctlPath} is not installed and ${read.reason}` } };
+    return {
+      client: "kubectl",
+      read: { ...read, reason: `${o.calicoctlPath} is not installed and ${read.reason}` },
+    };
   return { client: "kubectl", read };
 }
 
 export async function observe(runner: CommandRunner, o: ObserveOptions): Promise<Live> {
   const { client, read } = await calicoObjects(runner, o);
   if (read.kind === "absent") return absent(client, read.reason);
-  const k8s = await readKubesprayObjects(runner, kubectlBase(o.kubectlPath, o.kubeconfig), o.timeoutSeconds);
+  const k8s = await readKubesprayObjects(
+    runner,
+    kubectlBase(o.kubectlPath, o.kubeconfig),
+    o.timeoutSeconds,
+  );
   return {
     calicoInstalled: true,
-    reason: k8s === null
-      ? `read with ${client}; ${o.kubectlPath} is not installed, so calico-config and calico-node were not read`
-      : `read with ${client}`,
+    reason:
+      k8s === null
+        ? `read with ${client}; ${o.kubectlPath} is not installed, so calico-config and calico-node were not read`
+        : `read with ${client}`,
     client,
     ...read.objects,
     configMapBackend: backendFromConfigMap(k8s?.configMap),

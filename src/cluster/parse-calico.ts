@@ -10,17 +10,22 @@ import type { Json } from "./decode.js";
 import { bool, field, str } from "./decode.js";
 
 /** Legacy v1 `ipip.mode` values. */
-const LEGACY_IPIP_MODE: Record<string, EncapMode> = { always: "Always", "cross-subnet": "CrossSubnet" };
+const LEGACY_IPIP_MODE: Record<string, EncapMode> = {
+  always: "Always",
+  "cross-subnet": "CrossSubnet",
+};
 
 function mode(value: unknown, what: string): EncapMode {
   if (value === undefined || value === null || value === "") return "Never";
-  if (typeof value === "string" && (ENCAP_MODES as readonly string[]).includes(value)) return value as EncapMode;
+  if (typeof value === "string" && (ENCAP_MODES as readonly string[]).includes(value))
+    return value as EncapMode;
   throw new Error(`${what} is ${JSON.stringify(value)}, not one of ${ENCAP_MODES.join(", ")}`);
 }
 
 function ipipMode(spec: Json, name: string): EncapMode {
   const explicit = spec.ipipMode;
-  if (explicit !== undefined && explicit !== "") return mode(explicit, `IPPool ${name} spec.ipipMode`);
+  if (explicit !== undefined && explicit !== "")
+    return mode(explicit, `IPPool ${name} spec.ipipMode`);
   const legacy = spec.ipip;
   if (bool(field(legacy, "enabled")) === true)
     return LEGACY_IPIP_MODE[str(field(legacy, "mode")) ?? "always"] ?? "Always";
@@ -33,8 +38,11 @@ export function parsePool(obj: Json): Pool {
   const cidr = str(spec.cidr);
   if (!name || !cidr) throw new Error(`IPPool ${name || "(no name)"} has no spec.cidr`);
   const ipVersion = ipVersionOf(cidr);
-  const blockSize = typeof spec.blockSize === "number" ? spec.blockSize : Number(spec.blockSize ?? NaN);
-  const uses = Array.isArray(spec.allowedUses) ? spec.allowedUses.filter((u): u is string => typeof u === "string") : [];
+  const blockSize =
+    typeof spec.blockSize === "number" ? spec.blockSize : Number(spec.blockSize ?? NaN);
+  const uses = Array.isArray(spec.allowedUses)
+    ? spec.allowedUses.filter((u): u is string => typeof u === "string")
+    : [];
   return {
     name,
     cidr,
@@ -68,7 +76,8 @@ export function splitFelix(objects: readonly Json[]): {
   for (const obj of objects) {
     const name = str(field(obj, "metadata", "name")) ?? "";
     if (name === "default") felixDefault = parseFelixFlags(obj);
-    else if (name.startsWith("node.")) felixNodes[name.slice("node.".length)] = parseFelixFlags(obj);
+    else if (name.startsWith("node."))
+      felixNodes[name.slice("node.".length)] = parseFelixFlags(obj);
   }
   return { felixDefault, felixNodes };
 }

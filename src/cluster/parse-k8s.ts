@@ -23,7 +23,8 @@ export function nodeEnvFromDaemonSet(daemonSet: Json | undefined): NodeEnv | nul
     if (name === "FELIX_VXLANENABLED" && value !== undefined) result.vxlanEnabled = value;
     if (name === "CALICO_NETWORKING_BACKEND") {
       if (value !== undefined) result.networkingBackend = value;
-      else if (field(e, "valueFrom", "configMapKeyRef", "key") === "calico_backend") result.backendFromConfigMap = true;
+      else if (field(e, "valueFrom", "configMapKeyRef", "key") === "calico_backend")
+        result.backendFromConfigMap = true;
     }
   }
   return result;

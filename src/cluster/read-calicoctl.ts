@@ -17,7 +17,11 @@ export interface CalicoObjects {
 
 /** Why the datastore has no Calico, from calicoctl's error, or null when the error is something else. */
 export function calicoctlAbsence(stderr: string): string | null {
-  if (/could not find the requested resource|no matches for kind|the server doesn't have a resource type/i.test(stderr))
+  if (
+    /could not find the requested resource|no matches for kind|the server doesn't have a resource type/i.test(
+      stderr,
+    )
+  )
     return "the Calico CRDs are not installed";
   return null;
 }
@@ -41,17 +45,31 @@ export async function readWithCalicoctl(
   if (pools.rc !== 0) {
     const absent = calicoctlAbsence(pools.stderr);
     if (absent) return { kind: "absent", reason: absent };
-    throw DatastoreError.failed(poolsArgv, pools, "Check the calicoctl path and its datastore settings (calicoctl.sh sets them for Kubespray).");
+    throw DatastoreError.failed(
+      poolsArgv,
+      pools,
+      "Check the calicoctl path and its datastore settings (calicoctl.sh sets them for Kubespray).",
+    );
   }
   const poolList = items(decodeKind(poolsArgv, pools.stdout, ["IPPoolList"]));
   if (poolList.length === 0) return { kind: "absent", reason: "the datastore has no IPPool" };
   const [felix, info] = await Promise.all([run(felixArgv), run(infoArgv)]);
-  if (felix.rc !== 0) throw DatastoreError.failed(felixArgv, felix, "Check that calicoctl can read FelixConfiguration.");
+  if (felix.rc !== 0)
+    throw DatastoreError.failed(
+      felixArgv,
+      felix,
+      "Check that calicoctl can read FelixConfiguration.",
+    );
   const felixObjects = items(decodeKind(felixArgv, felix.stdout, ["FelixConfigurationList"]));
   let calicoVersion: string | null = null;
-  if (info.rc === 0) calicoVersion = calicoVersionOf(decodeKind(infoArgv, info.stdout, ["ClusterInformation"]));
+  if (info.rc === 0)
+    calicoVersion = calicoVersionOf(decodeKind(infoArgv, info.stdout, ["ClusterInformation"]));
   else if (!/resource does not exist/i.test(info.stderr))
-    throw DatastoreError.failed(infoArgv, info, "Check that calicoctl can read ClusterInformation.");
+    throw DatastoreError.failed(
+      infoArgv,
+      info,
+      "Check that calicoctl can read ClusterInformation.",
+    );
   return {
     kind: "objects",
     objects: { pools: poolList.map(parsePool), ...splitFelix(felixObjects), calicoVersion },

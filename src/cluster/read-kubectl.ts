@@ -19,7 +19,8 @@ export function kubectlBase(kubectl: string, kubeconfig: string): string[] {
   return [kubectl, "--kubeconfig", kubeconfig];
 }
 
-export type KubectlCalicoRead = { kind: "objects"; objects: CalicoObjects } | { kind: "absent"; reason: string };
+export type KubectlCalicoRead =
+  { kind: "objects"; objects: CalicoObjects } | { kind: "absent"; reason: string };
 
 export async function readCalicoWithKubectl(
   runner: CommandRunner,
@@ -29,13 +30,23 @@ export async function readCalicoWithKubectl(
   const argv = [...base, "get", CALICO_CRDS.join(","), "-o", "json"];
   const r = await runner.run(argv, { timeoutSeconds });
   if (r.rc === RC_NOT_FOUND)
-    return { kind: "absent", reason: `${base[0] ?? "kubectl"} is not installed (no control plane yet)` };
+    return {
+      kind: "absent",
+      reason: `${base[0] ?? "kubectl"} is not installed (no control plane yet)`,
+    };
   if (r.rc !== 0) {
     if (/doesn't have a resource type|no matches for kind/i.test(r.stderr))
       return { kind: "absent", reason: "the Calico CRDs are not installed" };
     if (/stat .*: no such file or directory/i.test(r.stderr))
-      return { kind: "absent", reason: `the kubeconfig ${base[2] ?? ""} does not exist (no control plane yet)` };
-    throw DatastoreError.failed(argv, r, "Check kubectl and the kubeconfig (Kubespray's admin.conf on control-plane hosts).");
+      return {
+        kind: "absent",
+        reason: `the kubeconfig ${base[2] ?? ""} does not exist (no control plane yet)`,
+      };
+    throw DatastoreError.failed(
+      argv,
+      r,
+      "Check kubectl and the kubeconfig (Kubespray's admin.conf on control-plane hosts).",
+    );
   }
   const all = items(decodeKind(argv, r.stdout, ["List"]));
   const ofKind = (kind: string): Json[] => all.filter((o) => o.kind === kind);
@@ -73,7 +84,11 @@ export async function readKubesprayObjects(
   const r = await runner.run(argv, { timeoutSeconds });
   if (r.rc === RC_NOT_FOUND) return null;
   if (r.rc !== 0)
-    throw DatastoreError.failed(argv, r, "Check kubectl and the kubeconfig (Kubespray's admin.conf on control-plane hosts).");
+    throw DatastoreError.failed(
+      argv,
+      r,
+      "Check kubectl and the kubeconfig (Kubespray's admin.conf on control-plane hosts).",
+    );
   if (r.stdout.trim() === "") return {};
   const out = decodeKind(argv, r.stdout, ["List", "ConfigMap", "DaemonSet"]);
   const objects = out.kind === "List" ? items(out) : [out];

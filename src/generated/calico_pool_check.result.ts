@@ -51,6 +51,9 @@ export interface CalicoPoolCheckResult {
      * The Kubespray variable behind the inventory value.
      */
     variable: string;
+    /**
+     * blocking fails the task (unless fail_on_mismatch is false); warning is reported only.
+     */
     severity: "blocking" | "warning";
     /**
      * What would break.
@@ -79,8 +82,17 @@ export interface CalicoPoolCheckResult {
      * calico_encap_migrate can reach the inventory's state (no immutable field differs, the target is valid for Calico).
      */
     possible: boolean;
+    /**
+     * Why a migration is or is not needed or possible, and what to keep in the inventory.
+     */
     reason: string;
+    /**
+     * The module to run: calico_encap_migrate.
+     */
     module: string;
+    /**
+     * The arguments for calico_encap_migrate that reach the inventory's encapsulation and backend.
+     */
     args: {
       [k: string]: unknown;
     };
@@ -89,6 +101,9 @@ export interface CalicoPoolCheckResult {
    * The observed cluster.
    */
   cluster: {
+    /**
+     * False on a fresh install: no Calico CRDs, no IPPool, or neither calicoctl nor kubectl.
+     */
     calico_installed: boolean;
     /**
      * Why Calico counts as not installed, or how it was read.
@@ -98,15 +113,24 @@ export interface CalicoPoolCheckResult {
      * calicoctl or kubectl.
      */
     client: string;
+    /**
+     * ClusterInformation default spec.calicoVersion (null when absent).
+     */
     calico_version: string | null;
     /**
      * calico_backend in kube-system/calico-config.
      */
     backend: string | null;
+    /**
+     * Every IPPool in the cluster.
+     */
     pools: Pool[];
+    /**
+     * Felix's effective encapsulation, by Calico's precedence (DaemonSet env, node.*, default, then the pools on Calico >= 3.23).
+     */
     felix: {
       ipip: Flag;
-      vxlan: Flag;
+      vxlan: Flag1;
       /**
        * Names of FelixConfiguration node.* objects that set ipipEnabled or vxlanEnabled.
        */
@@ -117,22 +141,71 @@ export interface CalicoPoolCheckResult {
    * What the inventory asks for, after Kubespray's defaults.
    */
   inventory: {
+    /**
+     * calico_network_backend.
+     */
     backend: string;
+    /**
+     * The pools the inventory asks for: the IPv4 pool when ipv4_stack, the IPv6 pool (<pool_name>-ipv6) when ipv6_stack.
+     */
     pools: Pool[];
   };
 }
 export interface Pool {
+  /**
+   * Pool name (metadata.name).
+   */
   name: string;
+  /**
+   * spec.cidr (immutable).
+   */
   cidr: string;
+  /**
+   * 4 or 6, from the cidr.
+   */
   ip_version: 4 | 6;
+  /**
+   * spec.blockSize (immutable).
+   */
   block_size: number;
+  /**
+   * spec.ipipMode: Always, CrossSubnet or Never.
+   */
   ipip_mode: string;
+  /**
+   * spec.vxlanMode: Always, CrossSubnet or Never.
+   */
   vxlan_mode: string;
+  /**
+   * spec.natOutgoing.
+   */
   nat_outgoing: boolean;
+  /**
+   * spec.disabled: no new addresses or tunnel addresses come from a disabled pool.
+   */
   disabled: boolean;
+  /**
+   * spec.nodeSelector: the nodes the pool serves.
+   */
   node_selector: string;
 }
+/**
+ * Felix's effective IPIP setting on nodes without a node.* override.
+ */
 export interface Flag {
+  /**
+   * Felix's effective value.
+   */
+  enabled: boolean;
+  /**
+   * Where the value comes from (DaemonSet env, FelixConfiguration, pools, built-in default).
+   */
+  source: string;
+}
+/**
+ * Felix's effective IPv4 VXLAN setting on nodes without a node.* override.
+ */
+export interface Flag1 {
   /**
    * Felix's effective value.
    */

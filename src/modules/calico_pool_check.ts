@@ -3,19 +3,12 @@
 import optionsSchema from "../../schemas/calico_pool_check.options.json" with { type: "json" };
 import type { CheckOutcome } from "../calico/check.js";
 import { checkPools } from "../calico/check.js";
-import type { InventoryOptions } from "../calico/kubespray.js";
+import type { CalicoPoolCheckParams } from "../generated/calico_pool_check.options.js";
 import { observe } from "../cluster/observe.js";
 import type { CommandRunner } from "../cluster/runner.js";
 import type { ModuleContext, ModuleDefinition } from "../protocol/module.js";
 
-export interface CalicoPoolCheckParams extends InventoryOptions {
-  datastore_client: "auto" | "calicoctl" | "kubectl";
-  calicoctl_path: string;
-  kubectl_path: string;
-  kubeconfig: string;
-  command_timeout: number;
-  fail_on_mismatch: boolean;
-}
+export type { CalicoPoolCheckParams };
 
 export async function runCheck(
   runner: CommandRunner,
@@ -30,7 +23,10 @@ export async function runCheck(
     kubeconfig: p.kubeconfig,
     timeoutSeconds: p.command_timeout,
   });
-  log(2, `observed the cluster: ${live.reason}, ${live.pools.length} pool(s), backend ${String(live.configMapBackend)}`);
+  log(
+    2,
+    `observed the cluster: ${live.reason}, ${live.pools.length} pool(s), backend ${String(live.configMapBackend)}`,
+  );
   return checkPools(p, live);
 }
 

@@ -45,17 +45,35 @@ export async function runTask(
     { ...task, register: "task_result", ignore_errors: true },
     {
       name: "Save the result",
-      "ansible.builtin.copy": { content: "{{ task_result | to_json }}", dest: resultFile, mode: "0600" },
+      "ansible.builtin.copy": {
+        content: "{{ task_result | to_json }}",
+        dest: resultFile,
+        mode: "0600",
+      },
       check_mode: false,
     },
   ];
-  writeFileSync(playbook, stringify([{ hosts: "localhost", gather_facts: false, connection: "local", tasks }]));
-  const r = await execa(join(VENV_BIN, "ansible-playbook"), ["-i", "localhost,", "-e", `ansible_python_interpreter=${join(VENV_BIN, "python")}`, playbook, ...(options.args ?? [])], {
-    reject: false,
-    cwd: REPO,
-    env: ansibleEnv(options.env),
-    all: true,
-  });
+  writeFileSync(
+    playbook,
+    stringify([{ hosts: "localhost", gather_facts: false, connection: "local", tasks }]),
+  );
+  const r = await execa(
+    join(VENV_BIN, "ansible-playbook"),
+    [
+      "-i",
+      "localhost,",
+      "-e",
+      `ansible_python_interpreter=${join(VENV_BIN, "python")}`,
+      playbook,
+      ...(options.args ?? []),
+    ],
+    {
+      reject: false,
+      cwd: REPO,
+      env: ansibleEnv(options.env),
+      all: true,
+    },
+  );
   let result: TaskResult;
   try {
     result = JSON.parse(readFileSync(resultFile, "utf8")) as TaskResult;
@@ -91,6 +109,9 @@ export async function runAdhoc(
 }
 
 export async function ansibleDoc(module: string): Promise<string> {
-  const r = await execa(join(VENV_BIN, "ansible-doc"), [module], { cwd: REPO, env: ansibleEnv({ PAGER: "cat" }) });
+  const r = await execa(join(VENV_BIN, "ansible-doc"), [module], {
+    cwd: REPO,
+    env: ansibleEnv({ PAGER: "cat" }),
+  });
   return r.stdout;
 }

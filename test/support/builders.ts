@@ -6,7 +6,9 @@ import type { CalicoPoolCheckParams } from "../../src/modules/calico_pool_check.
 
 export function schemaDefaults(): CalicoPoolCheckParams {
   const props = optionsSchema.properties as Record<string, { default?: unknown }>;
-  return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.default])) as unknown as CalicoPoolCheckParams;
+  return Object.fromEntries(
+    Object.entries(props).map(([k, v]) => [k, v.default]),
+  ) as unknown as CalicoPoolCheckParams;
 }
 
 export function inventory(overrides: Partial<CalicoPoolCheckParams> = {}): CalicoPoolCheckParams {

@@ -24,7 +24,12 @@ function v3Pool(p: Pool): object {
 }
 
 function felix(name: string, flags: FelixFlags, apiVersion: string): object {
-  return { kind: "FelixConfiguration", apiVersion, metadata: { name }, spec: { ...flags, bpfLogLevel: "" } };
+  return {
+    kind: "FelixConfiguration",
+    apiVersion,
+    metadata: { name },
+    spec: { ...flags, bpfLogLevel: "" },
+  };
 }
 
 function felixObjects(live: Live, apiVersion: string): object[] {
@@ -59,9 +64,12 @@ function kubesprayObjects(live: Live): string {
         name: "CALICO_NETWORKING_BACKEND",
         valueFrom: { configMapKeyRef: { name: "calico-config", key: "calico_backend" } },
       });
-    if (live.nodeEnv.networkingBackend) env.push({ name: "CALICO_NETWORKING_BACKEND", value: live.nodeEnv.networkingBackend });
-    if (live.nodeEnv.ipipEnabled) env.push({ name: "FELIX_IPINIPENABLED", value: live.nodeEnv.ipipEnabled });
-    if (live.nodeEnv.vxlanEnabled) env.push({ name: "FELIX_VXLANENABLED", value: live.nodeEnv.vxlanEnabled });
+    if (live.nodeEnv.networkingBackend)
+      env.push({ name: "CALICO_NETWORKING_BACKEND", value: live.nodeEnv.networkingBackend });
+    if (live.nodeEnv.ipipEnabled)
+      env.push({ name: "FELIX_IPINIPENABLED", value: live.nodeEnv.ipipEnabled });
+    if (live.nodeEnv.vxlanEnabled)
+      env.push({ name: "FELIX_VXLANENABLED", value: live.nodeEnv.vxlanEnabled });
     items.push({
       kind: "DaemonSet",
       apiVersion: "apps/v1",
@@ -69,15 +77,31 @@ function kubesprayObjects(live: Live): string {
       spec: { template: { spec: { containers: [{ name: "calico-node", env }] } } },
     });
   }
-  return JSON.stringify({ apiVersion: "v1", kind: "List", items, metadata: { resourceVersion: "" } });
+  return JSON.stringify({
+    apiVersion: "v1",
+    kind: "List",
+    items,
+    metadata: { resourceVersion: "" },
+  });
 }
 
 export function calicoctlScript(live: Live): Script {
   const list = (kind: string, objs: object[]) =>
-    JSON.stringify({ kind, apiVersion: "projectcalico.org/v3", metadata: { resourceVersion: "1000" }, items: objs }, null, 2);
+    JSON.stringify(
+      {
+        kind,
+        apiVersion: "projectcalico.org/v3",
+        metadata: { resourceVersion: "1000" },
+        items: objs,
+      },
+      null,
+      2,
+    );
   return {
     "get ippool -o json": { stdout: list("IPPoolList", live.pools.map(v3Pool)) },
-    "get felixconfiguration -o json": { stdout: list("FelixConfigurationList", felixObjects(live, "projectcalico.org/v3")) },
+    "get felixconfiguration -o json": {
+      stdout: list("FelixConfigurationList", felixObjects(live, "projectcalico.org/v3")),
+    },
     "get clusterinformation default -o json": {
       stdout: JSON.stringify(clusterInformation(live, "projectcalico.org/v3")),
     },

@@ -12,7 +12,10 @@ class CountReporter extends Mocha.reporters.Spec {
       if (!file) return;
       const { passes, failures, pending } = runner.stats ?? this.stats;
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.appendFileSync(file, JSON.stringify({ passed: passes, failed: failures, skipped: pending }) + "\n");
+      fs.appendFileSync(
+        file,
+        JSON.stringify({ passed: passes, failed: failures, skipped: pending }) + "\n",
+      );
     });
   }
 }

@@ -10,7 +10,12 @@ describe("calico_pool_check fields beyond the modes", () => {
   it("blocks a blockSize change (immutable), remedy keeps the live value", () => {
     const r = checkPools(inventory({ ...PINNED_218, pool_blocksize: 26 }), live218());
     const f = find(r, "pool.blockSize");
-    expect(f).to.deep.include({ live: 24, inventory: 26, severity: "blocking", variable: "calico_pool_blocksize" });
+    expect(f).to.deep.include({
+      live: 24,
+      inventory: 26,
+      severity: "blocking",
+      variable: "calico_pool_blocksize",
+    });
     expect(f?.why).to.include("IPPool BlockSize cannot be modified");
     expect(f?.remedy).to.include("calico_pool_blocksize: 24");
   });
@@ -19,7 +24,18 @@ describe("calico_pool_check fields beyond the modes", () => {
     const changed = checkPools(inventory({ ...PINNED_218, pool_cidr: "10.234.0.0/18" }), live218());
     expect(find(changed, "pool.cidr")?.severity).to.equal("blocking");
     const v6 = live218({
-      pools: [pool(), pool({ name: "default-pool-ipv6", cidr: "fd85:ee78:d8a6:8607::1:0/112", ipVersion: 6, blockSize: 122, ipipMode: "Never", vxlanMode: "Always", natOutgoing: false })],
+      pools: [
+        pool(),
+        pool({
+          name: "default-pool-ipv6",
+          cidr: "fd85:ee78:d8a6:8607::1:0/112",
+          ipVersion: 6,
+          blockSize: 122,
+          ipipMode: "Never",
+          vxlanMode: "Always",
+          natOutgoing: false,
+        }),
+      ],
     });
     const same = checkPools(inventory({ ...PINNED_218, ipv6_stack: true }), v6);
     expect(find(same, "pool.cidr")).to.equal(undefined);
@@ -34,28 +50,60 @@ describe("calico_pool_check fields beyond the modes", () => {
 
   it("compares the IPv6 pool when ipv6_stack is on", () => {
     const live = live218({
-      pools: [pool(), pool({ name: "default-pool-ipv6", cidr: "fd85:ee78:d8a6:8607::1:0/112", ipVersion: 6, blockSize: 122, ipipMode: "Never", vxlanMode: "Never", natOutgoing: false })],
+      pools: [
+        pool(),
+        pool({
+          name: "default-pool-ipv6",
+          cidr: "fd85:ee78:d8a6:8607::1:0/112",
+          ipVersion: 6,
+          blockSize: 122,
+          ipipMode: "Never",
+          vxlanMode: "Never",
+          natOutgoing: false,
+        }),
+      ],
     });
     const r = checkPools(inventory({ ...PINNED_218, ipv6_stack: true }), live);
-    expect(find(r, "pool.vxlanMode")).to.deep.include({ object: "IPPool/default-pool-ipv6", variable: "calico_vxlan_mode_ipv6", live: "Never", inventory: "Always" });
+    expect(find(r, "pool.vxlanMode")).to.deep.include({
+      object: "IPPool/default-pool-ipv6",
+      variable: "calico_vxlan_mode_ipv6",
+      live: "Never",
+      inventory: "Always",
+    });
     const ignored = checkPools(inventory({ ...PINNED_218, ipv6_stack: false }), live);
     expect(ignored.findings).to.deep.equal([]);
   });
 
   it("rejects IPIP on the IPv6 pool in Calico's words", () => {
-    const r = checkPools(inventory({ ...PINNED_218, ipv6_stack: true, ipip_mode_ipv6: "Always", vxlan_mode_ipv6: "Never" }), live218());
-    expect(find(r, "inventory.ipipOnIpv6")?.why).to.include("IPIP is not supported on an IPv6 IP pool");
+    const r = checkPools(
+      inventory({
+        ...PINNED_218,
+        ipv6_stack: true,
+        ipip_mode_ipv6: "Always",
+        vxlan_mode_ipv6: "Never",
+      }),
+      live218(),
+    );
+    expect(find(r, "inventory.ipipOnIpv6")?.why).to.include(
+      "IPIP is not supported on an IPv6 IP pool",
+    );
   });
 
   it("blocks a leftover Felix env override that would stop IPIP", () => {
-    const r = checkPools(inventory(PINNED_218), live218({ nodeEnv: { backendFromConfigMap: true, ipipEnabled: "false" } }));
+    const r = checkPools(
+      inventory(PINNED_218),
+      live218({ nodeEnv: { backendFromConfigMap: true, ipipEnabled: "false" } }),
+    );
     const f = find(r, "live.felix.ipipEnabled");
     expect(f?.severity).to.equal("blocking");
     expect(f?.why).to.include("FELIX_IPINIPENABLED=false");
   });
 
   it("warns about a leftover vxlanEnabled: true with no VXLAN pool", () => {
-    const r = checkPools(inventory(PINNED_218), live218({ felixDefault: { ipipEnabled: true, vxlanEnabled: true } }));
+    const r = checkPools(
+      inventory(PINNED_218),
+      live218({ felixDefault: { ipipEnabled: true, vxlanEnabled: true } }),
+    );
     const f = find(r, "live.felix.vxlanEnabled");
     expect(f?.severity).to.equal("warning");
     expect(f?.why).to.include("vxlan.calico");
@@ -81,12 +129,17 @@ describe("calico_pool_check fields beyond the modes", () => {
       felixNodes: { "node-2": { vxlanEnabled: false } },
     });
     const r = checkPools(inventory({ pool_blocksize: 24 }), live);
-    expect(r.findings.map((f) => `${f.id} ${f.object}`)).to.include("live.felix.vxlanEnabled FelixConfiguration/node.node-2");
+    expect(r.findings.map((f) => `${f.id} ${f.object}`)).to.include(
+      "live.felix.vxlanEnabled FelixConfiguration/node.node-2",
+    );
     expect(r.cluster.felix.node_overrides).to.deep.equal(["node-2"]);
   });
 
   it("uses pre-3.23 semantics: unset flags are false, so an IPIP pool without ipipEnabled has no IPIP", () => {
-    const r = checkPools(inventory(PINNED_218), live218({ calicoVersion: "v3.22.4", felixDefault: {} }));
+    const r = checkPools(
+      inventory(PINNED_218),
+      live218({ calicoVersion: "v3.22.4", felixDefault: {} }),
+    );
     expect(find(r, "live.felix.ipipEnabled")?.why).to.include("Calico < 3.23");
     const modern = checkPools(inventory(PINNED_218), live218({ felixDefault: {} }));
     expect(find(modern, "live.felix.ipipEnabled")).to.equal(undefined);
@@ -105,7 +158,16 @@ describe("calico_pool_check fields beyond the modes", () => {
   });
 
   it("refuses to suggest a migration when the inventory's pool does not exist", () => {
-    const r = checkPools(inventory({ ...PINNED_218, ipip_mode: "Never", vxlan_mode: "Always", network_backend: "vxlan", pool_name: "pods" }), live218({ pools: [pool(), pool({ name: "other", cidr: "10.240.0.0/16" })] }));
+    const r = checkPools(
+      inventory({
+        ...PINNED_218,
+        ipip_mode: "Never",
+        vxlan_mode: "Always",
+        network_backend: "vxlan",
+        pool_name: "pods",
+      }),
+      live218({ pools: [pool(), pool({ name: "other", cidr: "10.240.0.0/16" })] }),
+    );
     expect(r.migration).to.deep.include({ needed: true, possible: false });
     expect(r.migration.reason).to.include("IPPool/pods metadata.name");
     expect(find(r, "pool.missing")?.severity).to.equal("blocking");

@@ -22,8 +22,12 @@ describe("calico_pool_check decision", () => {
 
     it("fails", () => expect(r.failed).to.equal(true));
     it("names ipipMode, vxlanMode and the backend with both values", () => {
-      expect(r.msg).to.include("IPPool/default-pool spec.ipipMode: cluster has Always, inventory (calico_ipip_mode) says Never");
-      expect(r.msg).to.include("IPPool/default-pool spec.vxlanMode: cluster has Never, inventory (calico_vxlan_mode) says Always");
+      expect(r.msg).to.include(
+        "IPPool/default-pool spec.ipipMode: cluster has Always, inventory (calico_ipip_mode) says Never",
+      );
+      expect(r.msg).to.include(
+        "IPPool/default-pool spec.vxlanMode: cluster has Never, inventory (calico_vxlan_mode) says Always",
+      );
       expect(r.msg).to.include(
         "ConfigMap kube-system/calico-config data.calico_backend: cluster has bird, inventory (calico_network_backend) says vxlan",
       );
@@ -43,8 +47,16 @@ describe("calico_pool_check decision", () => {
       expect(r.msg).to.include("calico_network_backend: bird");
     });
     it("says calico_encap_migrate can move the cluster, with its args", () => {
-      expect(r.migration).to.deep.include({ needed: true, possible: true, module: "calico_encap_migrate" });
-      expect(r.migration.args).to.deep.include({ ipip_mode: "Never", vxlan_mode: "Always", network_backend: "vxlan" });
+      expect(r.migration).to.deep.include({
+        needed: true,
+        possible: true,
+        module: "calico_encap_migrate",
+      });
+      expect(r.migration.args).to.deep.include({
+        ipip_mode: "Never",
+        vxlan_mode: "Always",
+        network_backend: "vxlan",
+      });
     });
     it("never reports changed", () => expect(r.changed).to.equal(false));
   });
@@ -96,17 +108,33 @@ describe("calico_pool_check decision", () => {
                 configMapBackend: liveBackend,
               });
               const r = checkPools(
-                inventory({ ipip_mode: ipip, vxlan_mode: vxlan, network_backend: backend, pool_blocksize: 24 }),
+                inventory({
+                  ipip_mode: ipip,
+                  vxlan_mode: vxlan,
+                  network_backend: backend,
+                  pool_blocksize: 24,
+                }),
                 live,
               );
               const blocking = ids(r.findings, "blocking");
-              expect(blocking.includes("pool.ipipMode"), "ipipMode finding").to.equal(liveIpip !== ipip);
-              expect(blocking.includes("pool.vxlanMode"), "vxlanMode finding").to.equal(liveVxlan !== vxlan);
-              expect(blocking.includes("backend"), "backend finding").to.equal(liveBackend !== backend);
+              expect(blocking.includes("pool.ipipMode"), "ipipMode finding").to.equal(
+                liveIpip !== ipip,
+              );
+              expect(blocking.includes("pool.vxlanMode"), "vxlanMode finding").to.equal(
+                liveVxlan !== vxlan,
+              );
+              expect(blocking.includes("backend"), "backend finding").to.equal(
+                liveBackend !== backend,
+              );
               const ipipWithoutBird = ipip !== "Never" && backend !== "bird";
-              expect(blocking.includes("inventory.ipipWithoutBird"), "IPIP needs bird").to.equal(ipipWithoutBird);
+              expect(blocking.includes("inventory.ipipWithoutBird"), "IPIP needs bird").to.equal(
+                ipipWithoutBird,
+              );
               const liveBroken = liveIpip !== "Never" && liveBackend !== "bird";
-              expect(blocking.includes("live.backend.ipipWithoutBird"), "live IPIP without BIRD").to.equal(liveBroken);
+              expect(
+                blocking.includes("live.backend.ipipWithoutBird"),
+                "live IPIP without BIRD",
+              ).to.equal(liveBroken);
               for (const f of r.findings.filter((x) => x.severity === "blocking"))
                 expect(r.msg, `msg names ${f.id}`).to.include(`${f.object} ${f.field}`);
               const same = liveIpip === ipip && liveVxlan === vxlan && liveBackend === backend;
@@ -122,7 +150,9 @@ describe("calico_pool_check decision", () => {
       for (const liveBackend of BACKENDS)
         it(`live ${liveIpip}/${liveVxlan}/${liveBackend}`, () => {
           const live = live218({
-            pools: [pool({ ipipMode: liveIpip, vxlanMode: liveVxlan, blockSize: 26, natOutgoing: false })],
+            pools: [
+              pool({ ipipMode: liveIpip, vxlanMode: liveVxlan, blockSize: 26, natOutgoing: false }),
+            ],
             configMapBackend: liveBackend,
           });
           const first = checkPools(inventory(), live);
@@ -137,7 +167,9 @@ describe("calico_pool_check decision", () => {
             }),
             live,
           );
-          expect(ids(pinned.findings).filter((id) => id.startsWith("pool.") || id === "backend")).to.deep.equal([]);
+          expect(
+            ids(pinned.findings).filter((id) => id.startsWith("pool.") || id === "backend"),
+          ).to.deep.equal([]);
         });
   });
 });

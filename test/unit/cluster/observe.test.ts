@@ -10,7 +10,10 @@ import { live218, pool } from "../../support/builders.js";
 
 const KUBECONFIG = "/etc/kubernetes/admin.conf";
 
-function options(tools: { calicoctl: string; kubectl: string }, over: Partial<ObserveOptions> = {}): ObserveOptions {
+function options(
+  tools: { calicoctl: string; kubectl: string },
+  over: Partial<ObserveOptions> = {},
+): ObserveOptions {
   return {
     client: "auto",
     datastore: "kdd",
@@ -68,7 +71,10 @@ describe("observing the cluster", () => {
 
   it("falls back to kubectl when calicoctl is not installed (auto)", async () => {
     const tools = fakeTools({}, kubectlScript(cluster, KUBECONFIG));
-    const live = await observe(new LocalRunner(), options(tools, { calicoctlPath: "/nonexistent/calicoctl.sh" }));
+    const live = await observe(
+      new LocalRunner(),
+      options(tools, { calicoctlPath: "/nonexistent/calicoctl.sh" }),
+    );
     expect(live.client).to.equal("kubectl");
     expect(live.calicoInstalled).to.equal(true);
   });
@@ -82,26 +88,50 @@ describe("observing the cluster", () => {
           kind: "IPPool",
           apiVersion: "crd.projectcalico.org/v1",
           metadata: { name: "default-pool" },
-          spec: { cidr: "10.233.64.0/18", ipip: { enabled: true, mode: "cross-subnet" }, "nat-outgoing": true },
+          spec: {
+            cidr: "10.233.64.0/18",
+            ipip: { enabled: true, mode: "cross-subnet" },
+            "nat-outgoing": true,
+          },
         },
       ],
     };
-    const tools = fakeTools({}, { [`--kubeconfig ${KUBECONFIG} ${KUBECTL_CALICO_CRDS}`]: { stdout: JSON.stringify(legacy) }, "*": { stdout: "" } });
+    const tools = fakeTools(
+      {},
+      {
+        [`--kubeconfig ${KUBECONFIG} ${KUBECTL_CALICO_CRDS}`]: { stdout: JSON.stringify(legacy) },
+        "*": { stdout: "" },
+      },
+    );
     const live = await observe(new LocalRunner(), options(tools, { client: "kubectl" }));
-    expect(live.pools[0]).to.deep.include({ ipipMode: "CrossSubnet", vxlanMode: "Never", natOutgoing: true, blockSize: 26 });
+    expect(live.pools[0]).to.deep.include({
+      ipipMode: "CrossSubnet",
+      vxlanMode: "Never",
+      natOutgoing: true,
+      blockSize: 26,
+    });
     expect(live.configMapBackend).to.equal(null);
   });
 
   describe("a cluster without Calico", () => {
     it("no CRDs (kubectl)", async () => {
-      const tools = fakeTools({}, { "*": { rc: 1, stderr: 'error: the server doesn\'t have a resource type "ippools"' } });
+      const tools = fakeTools(
+        {},
+        { "*": { rc: 1, stderr: 'error: the server doesn\'t have a resource type "ippools"' } },
+      );
       const live = await observe(new LocalRunner(), options(tools, { client: "kubectl" }));
-      expect(live).to.deep.include({ calicoInstalled: false, reason: "the Calico CRDs are not installed" });
+      expect(live).to.deep.include({
+        calicoInstalled: false,
+        reason: "the Calico CRDs are not installed",
+      });
     });
     it("no pool (calicoctl prints an empty list)", async () => {
       const tools = fakeTools(calicoctlScript(live218({ pools: [] })), {});
       const live = await observe(new LocalRunner(), options(tools));
-      expect(live).to.deep.include({ calicoInstalled: false, reason: "the datastore has no IPPool" });
+      expect(live).to.deep.include({
+        calicoInstalled: false,
+        reason: "the datastore has no IPPool",
+      });
     });
     it("neither calicoctl nor kubectl", async () => {
       const live = await observe(
@@ -117,10 +147,30 @@ describe("observing the cluster", () => {
 
   describe("output that is not what calicoctl or kubectl prints", () => {
     const cases: [string, Script, RegExp][] = [
-      ["garbage", { "get ippool -o json": { stdout: "<html>proxy error</html>" } }, /calicoctl\.sh get ippool -o json: printed <html>proxy error<\/html>; expected a JSON IPPoolList/],
-      ["empty output", { "get ippool -o json": { stdout: "" } }, /printed \(empty\); expected a JSON IPPoolList/],
-      ["an object where a List was expected", { "get ippool -o json": { stdout: JSON.stringify({ kind: "IPPool", metadata: { name: "x" } }) } }, /expected a JSON IPPoolList/],
-      ["a failing command", { "get ippool -o json": { rc: 1, stderr: "Failed to create Calico API client: boom" } }, /failed with exit code 1, stderr: Failed to create Calico API client: boom; expected exit code 0/],
+      [
+        "garbage",
+        { "get ippool -o json": { stdout: "<html>proxy error</html>" } },
+        /calicoctl\.sh get ippool -o json: printed <html>proxy error<\/html>; expected a JSON IPPoolList/,
+      ],
+      [
+        "empty output",
+        { "get ippool -o json": { stdout: "" } },
+        /printed \(empty\); expected a JSON IPPoolList/,
+      ],
+      [
+        "an object where a List was expected",
+        {
+          "get ippool -o json": {
+            stdout: JSON.stringify({ kind: "IPPool", metadata: { name: "x" } }),
+          },
+        },
+        /expected a JSON IPPoolList/,
+      ],
+      [
+        "a failing command",
+        { "get ippool -o json": { rc: 1, stderr: "Failed to create Calico API client: boom" } },
+        /failed with exit code 1, stderr: Failed to create Calico API client: boom; expected exit code 0/,
+      ],
     ];
     for (const [title, script, message] of cases)
       it(`${title} is a clear failure naming the command`, async () => {
@@ -133,21 +183,30 @@ describe("observing the cluster", () => {
     it("a command that hangs is stopped at command_timeout", async function () {
       this.timeout(10000);
       const tools = fakeTools({ "get ippool -o json": { sleep: 5, stdout: "{}" } }, {});
-      const err = await rejection(observe(new LocalRunner(), options(tools, { timeoutSeconds: 1 })));
+      const err = await rejection(
+        observe(new LocalRunner(), options(tools, { timeoutSeconds: 1 })),
+      );
       expect(err.message).to.match(/get ippool -o json: timed out/);
     });
   });
 
   it("refuses kubectl for an etcd datastore", async () => {
     const tools = fakeTools({}, {});
-    const err = await rejection(observe(new LocalRunner(), options(tools, { client: "kubectl", datastore: "etcd" })));
+    const err = await rejection(
+      observe(new LocalRunner(), options(tools, { client: "kubectl", datastore: "etcd" })),
+    );
     expect(err.message).to.include("Set datastore_client: calicoctl");
   });
 
   it("reads a disabled pool and a second pool", async () => {
-    const two = live218({ pools: [pool(), pool({ name: "old", cidr: "10.240.0.0/16", disabled: true })] });
+    const two = live218({
+      pools: [pool(), pool({ name: "old", cidr: "10.240.0.0/16", disabled: true })],
+    });
     const tools = fakeTools(calicoctlScript(two), kubectlScript(two, KUBECONFIG));
     const live = await observe(new LocalRunner(), options(tools));
-    expect(live.pools.map((p) => [p.name, p.disabled])).to.deep.equal([["default-pool", false], ["old", true]]);
+    expect(live.pools.map((p) => [p.name, p.disabled])).to.deep.equal([
+      ["default-pool", false],
+      ["old", true],
+    ]);
   });
 });
