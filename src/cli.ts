@@ -2,6 +2,7 @@
 // calico-encap's entry point.
 //   calico-encap module <name> <args-file>   Ansible's WANT_JSON protocol (ansible/library wrappers)
 
+import { mark } from "./timings.js";
 import { LocalRunner } from "./cluster/runner.js";
 import { calicoPoolCheck } from "./modules/calico_pool_check.js";
 import { runModuleMode } from "./protocol/run.js";
@@ -13,6 +14,7 @@ const MODULES = {
 } as const;
 
 async function main(argv: string[]): Promise<void> {
+  mark("loaded");
   const [mode, name, argsPath] = argv;
   if (mode === "module" && name !== undefined && argsPath !== undefined && name in MODULES) {
     const factory = MODULES[name as keyof typeof MODULES];

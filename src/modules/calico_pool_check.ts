@@ -6,6 +6,7 @@ import { checkPools } from "../calico/check.js";
 import type { CalicoPoolCheckParams } from "../generated/calico_pool_check.options.js";
 import { observe } from "../cluster/observe.js";
 import type { CommandRunner } from "../cluster/runner.js";
+import { mark } from "../timings.js";
 import type { ModuleContext, ModuleDefinition } from "../protocol/module.js";
 
 export type { CalicoPoolCheckParams };
@@ -15,6 +16,7 @@ export async function runCheck(
   p: CalicoPoolCheckParams,
   log: (verbosity: number, msg: string) => void = () => undefined,
 ): Promise<CheckOutcome> {
+  mark("validated");
   const live = await observe(runner, {
     client: p.datastore_client,
     datastore: p.datastore,
@@ -27,7 +29,10 @@ export async function runCheck(
     2,
     `observed the cluster: ${live.reason}, ${live.pools.length} pool(s), backend ${String(live.configMapBackend)}`,
   );
-  return checkPools(p, live);
+  mark("observed");
+  const outcome = checkPools(p, live);
+  mark("decided");
+  return outcome;
 }
 
 export function calicoPoolCheck(runner: CommandRunner): ModuleDefinition<CalicoPoolCheckParams> {

@@ -1,0 +1,87 @@
+// npm run bench: one calico_pool_check process on recorded-shape fixtures, split into process start
+// (node up and modules loaded), validation, observation (the datastore commands) and decision, and the
+// number of child processes per check for a small and a large cluster. It measures; it never fails on time.
+
+import { execa } from "execa";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { live218 } from "../support/builders.js";
+import { calicoctlScript, kubectlScript } from "../support/calico-json.js";
+import { fakeTools } from "../support/fake-commands.js";
+import { REPO } from "../support/ansible.js";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const CLI = join(REPO, "dist", "src", "cli.js");
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+}
+
+async function timeCommand(
+  argv: string[],
+  env: Record<string, string> = {},
+): Promise<{ ms: number; stderr: string }> {
+  const [file, ...args] = argv;
+  const t0 = performance.now();
+  const r = await execa(file ?? "node", args, { env, reject: false });
+  return { ms: performance.now() - t0, stderr: typeof r.stderr === "string" ? r.stderr : "" };
+}
+
+async function benchCluster(nodes: number): Promise<void> {
+  const felixNodes = Object.fromEntries(
+    Array.from({ length: nodes }, (_, i) => [`node-${i + 1}`, {}]),
+  );
+  const live = live218({ felixNodes });
+  const tools = fakeTools(calicoctlScript(live), kubectlScript(live, "/etc/kubernetes/admin.conf"));
+  const dir = mkdtempSync(join(tmpdir(), "calico-encap-bench-"));
+  const argsFile = join(dir, "args");
+  writeFileSync(
+    argsFile,
+    JSON.stringify({
+      calicoctl_path: tools.calicoctl,
+      kubectl_path: tools.kubectl,
+      ipip_mode: "Always",
+      vxlan_mode: "Never",
+      network_backend: "bird",
+      pool_blocksize: 24,
+      _ansible_check_mode: false,
+      _ansible_module_name: "calico_pool_check",
+    }),
+  );
+  const phases: Record<string, number[]> = {
+    total: [],
+    start: [],
+    validation: [],
+    observation: [],
+    decision: [],
+  };
+  for (let i = 0; i < RUNS; i++) {
+    const r = await timeCommand(["node", CLI, "module", "calico_pool_check", argsFile], {
+      CALICO_ENCAP_TIMINGS: "1",
+    });
+    const line = r.stderr.split("\n").find((l) => l.startsWith("calico-encap timings: "));
+    if (!line) throw new Error(`no timings from the check process: ${r.stderr}`);
+    const m = JSON.parse(line.slice("calico-encap timings: ".length)) as Record<string, number>;
+    phases.total?.push(r.ms);
+    phases.start?.push(m.loaded ?? NaN);
+    phases.validation?.push((m.validated ?? NaN) - (m.loaded ?? NaN));
+    phases.observation?.push((m.observed ?? NaN) - (m.validated ?? NaN));
+    phases.decision?.push((m.decided ?? NaN) - (m.observed ?? NaN));
+  }
+  const calls = readFileSync(tools.log, "utf8").trim().split("\n").length / RUNS;
+  const row = Object.entries(phases)
+    .map(([k, v]) => `${k} ${median(v).toFixed(1)} ms`)
+    .join(", ");
+  console.log(`${nodes} node(s): median of ${RUNS}: ${row}; child processes per check: ${calls}`);
+}
+
+const bare = [] as number[];
+for (let i = 0; i < RUNS; i++) bare.push((await timeCommand(["node", "-e", ""])).ms);
+console.log(
+  `bare node -e '': median ${median(bare).toFixed(1)} ms (the floor for any Node process here)`,
+);
+await benchCluster(3);
+await benchCluster(1000);
