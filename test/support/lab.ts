@@ -1,0 +1,96 @@
+// The lab from the tests' side: bring it up with a seed profile, read .lab/env, run its kubectl and calicoctl.sh.
+
+import { execa } from "execa";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO } from "./ansible.js";
+
+export const LAB_SH = join(REPO, "test", "lab", "lab.sh");
+
+export interface Lab {
+  state: string;
+  profile: string;
+  kubeconfig: string;
+  calicoctlSh: string;
+  kubectl: string;
+  env: Record<string, string>;
+}
+
+/** The variables `lab.sh up` wrote to <state>/env. */
+export function readLabEnv(state = process.env.LAB_STATE ?? join(REPO, ".lab")): Lab {
+  const env: Record<string, string> = {};
+  for (const line of readFileSync(join(state, "env"), "utf8").split("\n")) {
+    const m = /^export ([A-Z_]+)=(.*)$/.exec(line);
+    if (m?.[1] && m[2] !== undefined && m[1] !== "PATH") env[m[1]] = m[2];
+  }
+  const need = (k: string): string => {
+    const v = env[k];
+    if (v === undefined) throw new Error(`${state}/env has no ${k}`);
+    return v;
+  };
+  return {
+    state,
+    profile: need("LAB_PROFILE"),
+    kubeconfig: need("KUBECONFIG"),
+    calicoctlSh: need("LAB_CALICOCTL_SH"),
+    kubectl: join(need("LAB_BIN_DIR"), "kubectl"),
+    env,
+  };
+}
+
+/** Restarts the lab seeded with a profile (lab.sh down, then up). */
+export async function labUp(profile: string, nodes = 3): Promise<Lab> {
+  await execa("bash", [LAB_SH, "down"], { reject: false });
+  await execa("bash", [LAB_SH, "up"], {
+    env: { PROFILE: profile, NODES: String(nodes) },
+    stdio: "inherit",
+  });
+  return readLabEnv();
+}
+
+export async function labDown(): Promise<void> {
+  await execa("bash", [LAB_SH, "down"], { reject: false });
+}
+
+/** Runs the lab's real kubectl with its admin kubeconfig. */
+export async function kubectl(lab: Lab, ...args: string[]): Promise<string> {
+  const r = await execa(lab.kubectl, ["--kubeconfig", lab.kubeconfig, ...args]);
+  return r.stdout;
+}
+
+export async function calicoctl(lab: Lab, ...args: string[]): Promise<string> {
+  const r = await execa(lab.calicoctlSh, args);
+  return r.stdout;
+}
+
+/** resourceVersion of every object the check reads, to prove it wrote nothing. */
+export async function resourceVersions(lab: Lab): Promise<Record<string, string>> {
+  const out = await kubectl(
+    lab,
+    "get",
+    "ippools.crd.projectcalico.org,felixconfigurations.crd.projectcalico.org,clusterinformations.crd.projectcalico.org",
+    "-o",
+    "json",
+  );
+  const calico = JSON.parse(out) as {
+    items: { kind: string; metadata: { name: string; resourceVersion: string } }[];
+  };
+  const k8s = JSON.parse(
+    await kubectl(
+      lab,
+      "-n",
+      "kube-system",
+      "get",
+      "configmap/calico-config",
+      "daemonset/calico-node",
+      "-o",
+      "json",
+    ),
+  ) as typeof calico;
+  return Object.fromEntries(
+    [...calico.items, ...k8s.items].map((o) => [
+      `${o.kind}/${o.metadata.name}`,
+      o.metadata.resourceVersion,
+    ]),
+  );
+}
