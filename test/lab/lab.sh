@@ -109,7 +109,7 @@ profile_vars() {
 		CALICO_CLUSTER_TYPE=kubespray
 		CALICO_NODE_LIVENESS='["/bin/calico-node", "-felix-live"]'
 		CALICO_NODE_READINESS='["/bin/calico-node", "-felix-ready"]'
-		[ "$CALICO_BACKEND" = vxlan ] && FELIX_VXLAN_ENV=yes
+		if [ "$CALICO_BACKEND" = vxlan ]; then FELIX_VXLAN_ENV=yes; fi
 	fi
 	[ "$CALICO_DATASTORE" = kdd ] && CALICO_CLUSTER_TYPE_INFO=$CALICO_CLUSTER_TYPE,kdd,k8s || CALICO_CLUSTER_TYPE_INFO=$CALICO_CLUSTER_TYPE,k8s
 }
@@ -367,12 +367,12 @@ node_vars() {
 }
 
 create_nodes() {
-	local i status
+	local i status kdd_annotations=
+	if [ "$CALICO_WITH_CALICO" = yes ] && [ "$CALICO_DATASTORE" = kdd ]; then kdd_annotations=yes; fi
 	for ((i = 1; i <= NODES; i++)); do
 		node_vars "$i"
 		# Calico's KDD annotations only where calico-node would have written them.
-		[ "$CALICO_WITH_CALICO" = yes ] && [ "$CALICO_DATASTORE" = kdd ] || CALICO_KDD=
-		render node.yaml | kc apply -f - >/dev/null
+		CALICO_KDD=$kdd_annotations render node.yaml | kc apply -f - >/dev/null
 		status=$(jq -cn --arg ip4 "$NODE_IPV4" --arg ip6 "$NODE_IPV6" --arg name "$NODE_NAME" '{status: {
 			addresses: ([{type: "InternalIP", address: $ip4}] + (if $ip6 == "" then [] else [{type: "InternalIP", address: $ip6}] end) + [{type: "Hostname", address: $name}]),
 			capacity: {cpu: "2", memory: "4Gi", pods: "110"},
@@ -381,7 +381,6 @@ create_nodes() {
 		if [ "$CALICO_WITH_CALICO" = yes ] && [ "$CALICO_DATASTORE" = etcd ]; then
 			render calico-node.yaml | calicoctl_sh create -f - >/dev/null
 		fi
-		[ "$CALICO_DATASTORE" = kdd ] && CALICO_KDD=yes
 	done
 }
 
