@@ -1,6 +1,7 @@
 /**
- * Generate from schemas/: TypeScript types (src/generated/) and ansible-doc sidecars
- * (ansible/library/M.yml). Run from the built tree: `node dist/tools/generate.js [--check]`.
+ * Generate from schemas/: TypeScript types and precompiled options validators (src/generated/)
+ * and ansible-doc sidecars (ansible/library/M.yml).
+ * Run from the built tree: `node dist/tools/generate.js [--check]`.
  * --check writes nothing and exits 1 listing the stale files.
  */
 import { mkdir, rm, writeFile } from "node:fs/promises";

@@ -9,6 +9,7 @@ import { generateTypes } from "./gen-types.js";
 import { loadModuleSchemas } from "./module-schemas.js";
 import { GENERATED_DIR, GENERATED_MARKER, LIBRARY_DIR, SCHEMAS_DIR } from "./paths.js";
 import { sidecarYaml } from "./sidecar.js";
+import { validatorModule } from "./standalone.js";
 
 /** Schema properties without a description (documented in the sidecar as not described). */
 export async function undocumentedProperties(root: string): Promise<string[]> {
@@ -29,6 +30,7 @@ export async function computeGeneratedFiles(root: string): Promise<GeneratedFile
     const types = await generateTypes(mod, join(root, SCHEMAS_DIR));
     files.set(`${GENERATED_DIR}/${mod.name}.options.ts`, types.options);
     files.set(`${GENERATED_DIR}/${mod.name}.result.ts`, types.result);
+    files.set(`${GENERATED_DIR}/${mod.name}.options.validator.ts`, validatorModule(mod));
     files.set(`${LIBRARY_DIR}/${mod.name}.yml`, sidecarYaml(mod));
   }
   return files;

@@ -1,7 +1,7 @@
 // Running commands: argv arrays, never shell strings. The local runner uses execa; the bridge runner
 // (ansible/action_plugins) runs the same argv on the task's target through Ansible's connection.
 
-import { execa } from "execa";
+import type { execa as Execa } from "execa";
 
 export interface CommandResult {
   rc: number;
@@ -23,6 +23,17 @@ export interface CommandRunner {
 /** rc of a command that could not be started because it does not exist, as a shell reports it. */
 export const RC_NOT_FOUND = 127;
 
+let execaLoaded: Promise<typeof Execa> | undefined;
+
+/**
+ * execa, imported on the first command (it is the costliest import of the process): a process
+ * that runs no local command, as under the bridge runner, never loads it.
+ */
+function loadExeca(): Promise<typeof Execa> {
+  execaLoaded ??= import("execa").then((m) => m.execa);
+  return execaLoaded;
+}
+
 export class LocalRunner implements CommandRunner {
   /** Every argv run, in order (the bench counts child processes with it). */
   readonly history: string[][] = [];
@@ -31,6 +42,7 @@ export class LocalRunner implements CommandRunner {
     const [file, ...args] = argv;
     if (file === undefined) throw new Error("empty command");
     this.history.push([...argv]);
+    const execa = await loadExeca();
     const r = await execa(file, args, {
       reject: false,
       timeout: options.timeoutSeconds * 1000,

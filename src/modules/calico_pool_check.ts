@@ -4,6 +4,7 @@ import optionsSchema from "../../schemas/calico_pool_check.options.json" with { 
 import type { CheckOutcome } from "../calico/check.js";
 import { checkPools } from "../calico/check.js";
 import type { CalicoPoolCheckParams } from "../generated/calico_pool_check.options.js";
+import { validate } from "../generated/calico_pool_check.options.validator.js";
 import { observe } from "../cluster/observe.js";
 import type { CommandRunner } from "../cluster/runner.js";
 import { mark } from "../timings.js";
@@ -39,6 +40,7 @@ export function calicoPoolCheck(runner: CommandRunner): ModuleDefinition<CalicoP
   return {
     name: "calico_pool_check",
     optionsSchema,
+    validate,
     supportsCheckMode: true,
     async run(ctx: ModuleContext<CalicoPoolCheckParams>) {
       const outcome = await runCheck(runner, ctx.params, (v, m) => ctx.log(v, m));

@@ -1,9 +1,14 @@
 /**
- * The one Ajv instance that checks option schemas: draft-07, strict, every error collected,
+ * The one Ajv configuration that checks option schemas: draft-07, strict, every error collected,
  * with the project's annotation keywords registered so strict mode accepts them.
+ *
+ * Ajv itself is loaded on first use only: modules run with the validator the generator
+ * precompiled from the same configuration (tools/standalone.ts), so the module path never loads
+ * Ajv's compiler. Ajv is CommonJS, so a synchronous require loads it and validation stays sync.
  */
-import { Ajv } from "ajv";
-import type { KeywordDefinition, ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import type * as AjvModule from "ajv";
+import type { Ajv, KeywordDefinition, Options, ValidateFunction } from "ajv";
 import type { JsonSchema } from "./json-schema.js";
 
 /** Annotation keywords of the schemas in schemas/: documentation only, no validation. */
@@ -16,10 +21,38 @@ export const ANNOTATION_KEYWORDS: readonly KeywordDefinition[] = [
   { keyword: "x-ansible-sample" },
 ];
 
-export function createAjv(): Ajv {
-  const ajv = new Ajv({ strict: true, allErrors: true, allowUnionTypes: true, logger: false });
+/** The options every Ajv instance of the project is created with (run time and standalone). */
+export const AJV_OPTIONS: Readonly<Options> = {
+  strict: true,
+  allErrors: true,
+  allowUnionTypes: true,
+  logger: false,
+};
+
+let ajvModule: typeof AjvModule | undefined;
+
+function loadAjv(): typeof AjvModule {
+  ajvModule ??= createRequire(import.meta.url)("ajv") as typeof AjvModule;
+  return ajvModule;
+}
+
+/** A new instance with the project's options (plus `extra`, e.g. standalone code generation). */
+export function createAjv(extra: Options = {}): Ajv {
+  const { Ajv } = loadAjv();
+  const ajv = new Ajv({ ...AJV_OPTIONS, ...extra });
   for (const definition of ANNOTATION_KEYWORDS) ajv.addKeyword(definition);
   return ajv;
+}
+
+/**
+ * The schema as Ajv compiles it: $id and $schema dropped, so two copies of the same schema
+ * (or a test schema) never collide and both paths compile exactly the same thing.
+ */
+export function schemaForAjv(schema: JsonSchema): JsonSchema {
+  const copy: JsonSchema = { ...schema };
+  delete copy.$id;
+  delete copy.$schema;
+  return copy;
 }
 
 let shared: Ajv | undefined;
@@ -30,11 +63,7 @@ export function compileSchema(schema: JsonSchema): ValidateFunction {
   const hit = compiled.get(schema);
   if (hit !== undefined) return hit;
   shared ??= createAjv();
-  // $id is dropped so two copies of the same schema (or a test schema) never collide.
-  const copy: JsonSchema = { ...schema };
-  delete copy.$id;
-  delete copy.$schema;
-  const validate = shared.compile(copy);
+  const validate = shared.compile(schemaForAjv(schema));
   compiled.set(schema, validate);
   return validate;
 }

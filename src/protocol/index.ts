@@ -9,4 +9,5 @@ export type { TextSink } from "./emit.js";
 export { runModuleMode } from "./run.js";
 export type { ModuleModeIo } from "./run.js";
 export { validateOptions } from "./validate.js";
+export type { OptionsValidator } from "./options-validator.js";
 export { NO_LOG_MASK, NO_LOG_PLACEHOLDER } from "./no-log.js";

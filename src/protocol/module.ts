@@ -8,6 +8,7 @@ import { splitInternalKeys, wantsTraceback } from "./internal-keys.js";
 import { checkModeUnsupported } from "./messages.js";
 import { maskText } from "./no-log.js";
 import { optionSpecs } from "./option-spec.js";
+import type { OptionsValidator } from "./options-validator.js";
 import { pyTypeName } from "./python-format.js";
 import { failure, finalizeResult, invocationArgs } from "./result.js";
 import { validateOptions } from "./validate.js";
@@ -39,6 +40,11 @@ export interface ModuleResult {
 export interface ModuleDefinition<P> {
   name: string;
   optionsSchema: JsonSchemaObject;
+  /**
+   * optionsSchema's checks precompiled by the generator (src/generated/M.options.validator.ts).
+   * Without it, optionsSchema is compiled with Ajv at run time.
+   */
+  validate?: OptionsValidator;
   supportsCheckMode: boolean;
   run(ctx: ModuleContext<P>): Promise<ModuleResult>;
 }
@@ -85,11 +91,16 @@ async function runDefinition<P>(
   }
   const { options, internals } = splitInternalKeys(rawArgs);
   const moduleName = internals.moduleName ?? def.name;
-  const validation = validateOptions(def.optionsSchema, options, {
-    moduleName,
-    ignoreUnknownOpts: internals.ignoreUnknownOpts,
-    stringConversionAction: internals.stringConversionAction,
-  });
+  const validation = validateOptions(
+    def.optionsSchema,
+    options,
+    {
+      moduleName,
+      ignoreUnknownOpts: internals.ignoreUnknownOpts,
+      stringConversionAction: internals.stringConversionAction,
+    },
+    def.validate,
+  );
   const finish = (result: Record<string, unknown>): Record<string, unknown> =>
     finalizeResult({
       result,

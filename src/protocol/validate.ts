@@ -11,6 +11,7 @@ import type { StringConversionAction } from "./coerce.js";
 import { coerce } from "./coerce.js";
 import { compileSchema } from "./ajv.js";
 import type { JsonSchemaObject } from "./json-schema.js";
+import type { OptionsValidator } from "./options-validator.js";
 import * as messages from "./messages.js";
 import { secretStrings } from "./no-log.js";
 import type { OptionSpec } from "./option-spec.js";
@@ -99,13 +100,14 @@ function schemaChecks(
   schema: JsonSchemaObject,
   specs: readonly OptionSpec[],
   values: Record<string, unknown>,
+  precompiled: OptionsValidator | undefined,
 ): string[] {
   const present: Record<string, unknown> = {};
   for (const spec of specs) {
     const v = values[spec.name];
     if (v !== null && v !== undefined) present[spec.name] = v;
   }
-  const validate = compileSchema(schema);
+  const validate: OptionsValidator = precompiled ?? compileSchema(schema);
   if (validate(present)) return [];
   const mapped = mapSchemaErrors(validate.errors ?? [], schema, present);
   const order = new Map(specs.map((s, i) => [s.name, i]));
@@ -121,10 +123,15 @@ function schemaChecks(
     .map(({ e }) => e.msg);
 }
 
+/**
+ * `validator` is the schema's precompiled validator (generated from the same schema); without
+ * one, the schema is compiled with Ajv on first use.
+ */
 export function validateOptions(
   schema: JsonSchemaObject,
   given: Record<string, unknown>,
   settings: ValidationSettings,
+  validator?: OptionsValidator,
 ): ValidationOutcome {
   const specs = optionSpecs(schema);
   const warnings: string[] = [];
@@ -147,7 +154,7 @@ export function validateOptions(
   errors.push(...typeErrors);
   // Converted values may be secrets in another form ("1" -> 1): mask both.
   secrets.push(...specs.filter((s) => s.noLog).flatMap((s) => secretStrings(values[s.name])));
-  if (typeErrors.length === 0) errors.push(...schemaChecks(schema, specs, values));
+  if (typeErrors.length === 0) errors.push(...schemaChecks(schema, specs, values, validator));
 
   if (unsupported.length > 0 && !settings.ignoreUnknownOpts) {
     errors.push(
