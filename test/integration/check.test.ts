@@ -45,7 +45,9 @@ describe("calico_pool_check on the lab", function () {
       it(`fails with the 2.19 defaults, naming ipipMode, vxlanMode and the backend (${client})`, async () => {
         const r = await check(lab, labArgs(lab, client));
         expect(r.failed).to.equal(true);
-        expect(r.msg).to.include("IPPool/default-pool spec.blockSize: cluster has 24, inventory (calico_pool_blocksize) says 26");
+        expect(r.msg).to.include(
+          "IPPool/default-pool spec.blockSize: cluster has 24, inventory (calico_pool_blocksize) says 26",
+        );
         expect(r.msg).to.include(
           "IPPool/default-pool spec.ipipMode: cluster has Always, inventory (calico_ipip_mode) says Never",
         );
