@@ -1,0 +1,177 @@
+// calico_encap_migrate's planner, pure: from what the cluster is now to the ordered steps that reach the
+// target, each a single write and the condition to wait for. The executor runs the first step, waits,
+// observes and plans again, so the plan only ever needs to be right from the state it is given.
+//
+// Order (reference/calico.md, reference/kubespray-calico.md):
+//  - towards BGP-routed pools (IPIP or unencapsulated): backend bird first, rolled out, BIRD peered;
+//  - Felix's IPIP / VXLAN turned on before any pool needs it;
+//  - each pool's ipipMode and vxlanMode switched in ONE write (Calico rejects both on), then wait until
+//    every node the pool selects has its tunnel address and calico-node is ready;
+//  - Felix's unused encapsulations unset (an explicit false leaves tunl0's address; unset follows the pools
+//    on Calico >= 3.23 and is false before);
+//  - away from BGP: the backend switched last, once no pool needs BIRD.
+
+import { effectiveFlag } from "./felix.js";
+import type { FelixInputs } from "./felix.js";
+import { poolsUsing } from "./felix.js";
+import type { Backend, EncapMode, FelixFlags, Live, Pool } from "./model.js";
+import { isOn } from "./model.js";
+import type { ClusterObservation, Target } from "./observation.js";
+import { backendRunsBgp, poolModeViolations } from "./rules.js";
+import { missingTunnels } from "./tunnels.js";
+
+export type Write =
+  | { kind: "felix"; set: { ipipEnabled?: boolean | null; vxlanEnabled?: boolean | null } }
+  | {
+      kind: "pool";
+      pool: string;
+      from: { ipipMode: EncapMode; vxlanMode: EncapMode };
+      set: { ipipMode: EncapMode; vxlanMode: EncapMode };
+    }
+  | { kind: "backend"; from: string | null; backend: Backend };
+
+export interface Step {
+  title: string;
+  /** null: nothing to write, only wait (a run resuming mid-migration, or a cluster still converging). */
+  write: Write | null;
+}
+
+export type Plan = { ok: true; steps: Step[] } | { ok: false; reason: string };
+
+/** The backend calico-node runs with: a literal env value, else calico-config (unset means bird). */
+export function runningBackend(live: Live): string {
+  return live.nodeEnv?.networkingBackend ?? live.configMapBackend ?? "bird";
+}
+
+/** Pools whose routes only BIRD distributes: IPIP, or no encapsulation at all (enabled IPv4 pools). */
+export function poolsNeedingBgp(pools: readonly Pool[]): string[] {
+  return pools
+    .filter((p) => !p.disabled && (isOn(p.ipipMode) || (!isOn(p.vxlanMode) && p.ipVersion === 4)))
+    .map((p) => p.name);
+}
+
+/** What keeps the cluster from being at rest: rollout, readiness and tunnel addresses. Empty when settled. */
+export function unsettled(obs: ClusterObservation): string[] {
+  const out: string[] = [];
+  const r = obs.rollout;
+  const backend = runningBackend(obs.live);
+  if (!r.observed || r.updated < r.desired || r.ready < r.desired)
+    out.push(
+      `calico-node rollout: ${r.updated}/${r.desired} updated, ${r.ready}/${r.desired} ready`,
+    );
+  if (r.templateBackend !== null && r.templateBackend !== backend)
+    out.push(
+      `calico-node template is for backend ${r.templateBackend}, calico-config says ${backend}`,
+    );
+  const notReady = obs.nodes.filter((n) => !n.calicoNodeReady).map((n) => n.name);
+  if (notReady.length) out.push(`calico-node not ready on ${notReady.join(", ")}`);
+  const missing = missingTunnels(obs.live.pools, obs.nodes);
+  if (missing.length) out.push(`tunnel address missing on ${missing.join(", ")}`);
+  return out;
+}
+
+function refusal(obs: ClusterObservation, target: Target, finalPools: Pool[]): string | null {
+  for (const t of target.pools) {
+    const pool = obs.live.pools.find((p) => p.name === t.name);
+    if (!pool)
+      return `IPPool ${t.name} does not exist; calico_encap_migrate changes pools, it never creates them.`;
+    const violations = poolModeViolations({ ...t, ipVersion: pool.ipVersion });
+    if (violations.length)
+      return `IPPool ${t.name} ipipMode ${t.ipipMode}, vxlanMode ${t.vxlanMode}: Calico rejects it (${violations.join("; ")}).`;
+  }
+  const bgpPools = poolsNeedingBgp(finalPools);
+  if (bgpPools.length && !backendRunsBgp(target.backend))
+    return `backend ${target.backend} runs no BIRD, but pool(s) ${bgpPools.join(", ")} would use IPIP or no encapsulation, whose routes BIRD distributes. Use backend bird, or VXLAN for those pools.`;
+  const env = obs.live.nodeEnv;
+  for (const [encap, value, name] of [
+    ["ipip", env?.ipipEnabled, "FELIX_IPINIPENABLED"],
+    ["vxlan", env?.vxlanEnabled, "FELIX_VXLANENABLED"],
+  ] as const) {
+    const needed = poolsUsing(finalPools, encap).length > 0;
+    if (value !== undefined && needed)
+      if (!effectiveFlag({ ...obs.live, pools: finalPools }, encap).enabled)
+        return `the calico-node DaemonSet sets ${name}=${value}, which overrides FelixConfiguration: remove it before migrating.`;
+  }
+  const overridden = Object.entries(obs.live.felixNodes)
+    .filter(([, f]) => f.ipipEnabled !== undefined || f.vxlanEnabled !== undefined)
+    .map(([n]) => `node.${n}`);
+  if (overridden.length)
+    return `FelixConfiguration ${overridden.join(", ")} set ipipEnabled or vxlanEnabled per node; calico_encap_migrate does not own them: remove those fields first.`;
+  return null;
+}
+
+export function plan(obs: ClusterObservation, target: Target): Plan {
+  const finalPools = obs.live.pools.map((p) => {
+    const t = target.pools.find((x) => x.name === p.name);
+    return t ? { ...p, ipipMode: t.ipipMode, vxlanMode: t.vxlanMode } : p;
+  });
+  const refused = refusal(obs, target, finalPools);
+  if (refused) return { ok: false, reason: refused };
+
+  const steps: Step[] = [];
+  const pending = unsettled(obs);
+  if (pending.length)
+    steps.push({ title: `Wait for the cluster to settle (${pending.join("; ")})`, write: null });
+
+  // The projected cluster after each planned write.
+  let backend = runningBackend(obs.live);
+  let felixDefault: FelixFlags = { ...obs.live.felixDefault };
+  let pools = obs.live.pools;
+  const felix = (): FelixInputs => ({ ...obs.live, pools, felixDefault });
+  const needBgp = poolsNeedingBgp(finalPools).length > 0;
+  const needIpip = poolsUsing(finalPools, "ipip").length > 0;
+  const needVxlan = poolsUsing(finalPools, "vxlan").length > 0;
+
+  if (needBgp && !backendRunsBgp(backend)) {
+    steps.push({
+      title:
+        "Switch calico-config to backend bird and roll calico-node (BIRD must run and peer first)",
+      write: { kind: "backend", from: backend, backend: "bird" },
+    });
+    backend = "bird";
+  }
+  const enable: { ipipEnabled?: boolean; vxlanEnabled?: boolean } = {};
+  if (needIpip && !effectiveFlag(felix(), "ipip").enabled) enable.ipipEnabled = true;
+  if (needVxlan && !effectiveFlag(felix(), "vxlan").enabled) enable.vxlanEnabled = true;
+  if (Object.keys(enable).length) {
+    steps.push({
+      title: `Enable ${Object.keys(enable).join(" and ")} in FelixConfiguration default`,
+      write: { kind: "felix", set: enable },
+    });
+    felixDefault = { ...felixDefault, ...enable };
+  }
+  for (const t of target.pools) {
+    const pool = pools.find((p) => p.name === t.name);
+    if (!pool || (pool.ipipMode === t.ipipMode && pool.vxlanMode === t.vxlanMode)) continue;
+    steps.push({
+      title: `Switch IPPool ${t.name} to ipipMode ${t.ipipMode}, vxlanMode ${t.vxlanMode} and wait for every node's tunnel address`,
+      write: {
+        kind: "pool",
+        pool: t.name,
+        from: { ipipMode: pool.ipipMode, vxlanMode: pool.vxlanMode },
+        set: { ipipMode: t.ipipMode, vxlanMode: t.vxlanMode },
+      },
+    });
+    pools = pools.map((p) =>
+      p.name === t.name ? { ...p, ipipMode: t.ipipMode, vxlanMode: t.vxlanMode } : p,
+    );
+  }
+  const unset: { ipipEnabled?: null; vxlanEnabled?: null } = {};
+  // Only an explicit true is undone: an explicit false is already off (Kubespray writes it on every run).
+  if (!needIpip && felixDefault.ipipEnabled === true) unset.ipipEnabled = null;
+  if (!needVxlan && felixDefault.vxlanEnabled === true) unset.vxlanEnabled = null;
+  if (Object.keys(unset).length)
+    steps.push({
+      title: `Unset ${Object.keys(unset).join(" and ")} in FelixConfiguration default (no pool uses it)`,
+      write: { kind: "felix", set: unset },
+    });
+  if (
+    target.backend !== backend ||
+    (obs.rollout.templateBackend !== null && obs.rollout.templateBackend !== target.backend)
+  )
+    steps.push({
+      title: `Switch calico-config to backend ${target.backend} and roll calico-node`,
+      write: { kind: "backend", from: backend, backend: target.backend },
+    });
+  return { ok: true, steps };
+}
