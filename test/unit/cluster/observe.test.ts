@@ -167,6 +167,16 @@ describe("observing the cluster", () => {
         /expected a JSON IPPoolList/,
       ],
       [
+        "a List where an object was expected",
+        {
+          ...calicoctlScript(live218()),
+          "get clusterinformation default -o json": {
+            stdout: JSON.stringify({ kind: "ClusterInformationList", items: [] }),
+          },
+        },
+        /get clusterinformation default -o json: printed .*; expected a JSON ClusterInformation/,
+      ],
+      [
         "a failing command",
         { "get ippool -o json": { rc: 1, stderr: "Failed to create Calico API client: boom" } },
         /failed with exit code 1, stderr: Failed to create Calico API client: boom; expected exit code 0/,
