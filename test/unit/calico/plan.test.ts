@@ -96,7 +96,7 @@ function applyWrite(obs: ClusterObservation, w: Write): ClusterObservation {
     for (const [k, v] of Object.entries(w.set))
       if (v === null) delete next[k];
       else next[k] = v;
-    live.felixDefault = next as FelixFlags;
+    live.felixDefault = next;
   } else if (w.kind === "pool") {
     live.pools = live.pools.map((p) => (p.name === w.pool ? { ...p, ...w.set } : p));
   } else {
