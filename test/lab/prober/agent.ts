@@ -1,0 +1,262 @@
+// One prober agent per node namespace: `ip netns exec <ns> node dist/test/lab/prober/agent.js --config FILE`.
+// It binds UDP on the node's pod address, sends a sequence-numbered probe to every other node's pod address
+// every intervalMs (catching up after timer lag, so the rate holds), echoes the probes it receives, and keeps
+// per pair: sent, received, lost (no echo within timeoutMs), and the longest gap between the send times of
+// consecutive probes that came back. It writes its summary (see ProberSummary) every second, on SIGUSR2, and
+// when it stops; SIGUSR1 resets the counters. It stops by itself after maxSeconds, and refuses to run in the
+// machine's root network namespace, so it can only reach the lab's namespaces.
+
+import { createSocket } from "node:dgram";
+import { readFileSync, readlinkSync, renameSync, writeFileSync } from "node:fs";
+import type { AgentConfig, PairSummary, ProberSummary } from "./types.js";
+
+const MAGIC = 0xca1b;
+const PROBE = 1;
+const ECHO = 2;
+const PACKET = 12; // magic u16, type u8, pad u8, epoch u32, seq u32
+const MAX_CATCH_UP = 20; // after a longer stall the missed probes are skipped, not burst
+
+interface Pair {
+  to: string;
+  address: string;
+  seq: number;
+  sent: number;
+  received: number;
+  lost: number;
+  late: number;
+  sendErrors: number;
+  /** seq -> send time (ms, monotonic); a Map keeps insertion (= seq) order for expiry. */
+  pending: Map<number, number>;
+  lastOkSentAt: number;
+  lastLostSentAt: number;
+  longestGap: number;
+}
+
+function configFromArgs(): AgentConfig {
+  const i = process.argv.indexOf("--config");
+  const file = i >= 0 ? process.argv[i + 1] : undefined;
+  if (!file) throw new Error("usage: agent.js --config FILE");
+  return JSON.parse(readFileSync(file, "utf8")) as AgentConfig;
+}
+
+function inRootNetns(): boolean {
+  try {
+    return readlinkSync("/proc/self/ns/net") === readlinkSync("/proc/1/ns/net");
+  } catch {
+    return false;
+  }
+}
+
+function main(): void {
+  const cfg = configFromArgs();
+  if (inRootNetns()) throw new Error("the prober agent runs only inside a lab node namespace");
+  const now = (): number => performance.now();
+  const wallAt = (t: number): string => new Date(performance.timeOrigin + t).toISOString();
+  const startedAt = now();
+  let epoch = 1;
+  let resetAt = startedAt;
+  let ticks = 0;
+  let bound = false;
+  let stopped = false;
+  let echoed = 0;
+
+  const newPair = (t: { node: string; address: string }): Pair => ({
+    to: t.node,
+    address: t.address,
+    seq: 0,
+    sent: 0,
+    received: 0,
+    lost: 0,
+    late: 0,
+    sendErrors: 0,
+    pending: new Map(),
+    lastOkSentAt: resetAt,
+    lastLostSentAt: 0,
+    longestGap: 0,
+  });
+  let pairs = cfg.targets.map(newPair);
+  const byAddress = (): Map<string, Pair> => new Map(pairs.map((p) => [p.address, p]));
+  let index = byAddress();
+
+  const sock = createSocket("udp4");
+  const packet = (type: number, ep: number, seq: number): Buffer => {
+    const b = Buffer.alloc(PACKET);
+    b.writeUInt16BE(MAGIC, 0);
+    b.writeUInt8(type, 2);
+    b.writeUInt32BE(ep, 4);
+    b.writeUInt32BE(seq, 8);
+    return b;
+  };
+
+  sock.on("message", (msg, rinfo) => {
+    if (msg.length !== PACKET || msg.readUInt16BE(0) !== MAGIC) return;
+    const type = msg.readUInt8(2);
+    if (type === PROBE) {
+      msg.writeUInt8(ECHO, 2);
+      sock.send(msg, rinfo.port, rinfo.address, () => undefined);
+      echoed++;
+      return;
+    }
+    if (type !== ECHO || msg.readUInt32BE(4) !== epoch) return;
+    const p = index.get(rinfo.address);
+    if (!p) return;
+    const seq = msg.readUInt32BE(8);
+    const sentAt = p.pending.get(seq);
+    if (sentAt === undefined) {
+      p.late++;
+      return;
+    }
+    p.pending.delete(seq);
+    p.received++;
+    if (sentAt > p.lastOkSentAt) {
+      p.longestGap = Math.max(p.longestGap, sentAt - p.lastOkSentAt);
+      p.lastOkSentAt = sentAt;
+    }
+  });
+  sock.on("error", () => undefined);
+
+  const bind = (): void => {
+    sock.once("listening", () => {
+      bound = true;
+    });
+    try {
+      sock.bind({ address: cfg.address, port: cfg.port, exclusive: true });
+    } catch {
+      // not yet: the pod address may not be programmed yet
+    }
+  };
+  // EADDRNOTAVAIL arrives as an 'error' event on bind; retry on a fresh socket is not possible with dgram, so
+  // the agent waits for the address to exist before binding.
+  const waitForAddress = (): void => {
+    if (addressPresent(cfg.address)) bind();
+    else setTimeout(waitForAddress, 200);
+  };
+  waitForAddress();
+
+  const sendRound = (t: number): void => {
+    for (const p of pairs) {
+      const seq = p.seq++;
+      p.pending.set(seq, t);
+      p.sent++;
+      sock.send(packet(PROBE, epoch, seq), cfg.port, p.address, (err) => {
+        if (err) p.sendErrors++;
+      });
+    }
+  };
+
+  const expire = (t: number): void => {
+    for (const p of pairs) {
+      for (const [seq, sentAt] of p.pending) {
+        if (t - sentAt < cfg.timeoutMs) break;
+        p.pending.delete(seq);
+        p.lost++;
+        p.lastLostSentAt = sentAt;
+      }
+    }
+  };
+
+  const tick = (): void => {
+    if (!bound) return;
+    const t = now();
+    const due = Math.floor((t - resetAt) / cfg.intervalMs) + 1;
+    if (due - ticks > MAX_CATCH_UP) ticks = due - MAX_CATCH_UP;
+    while (ticks < due) {
+      sendRound(t);
+      ticks++;
+    }
+    expire(t);
+  };
+
+  const summary = (): ProberSummary => {
+    const t = now();
+    const elapsed = Math.max((t - resetAt) / 1000, 1e-3);
+    const pairSummaries: PairSummary[] = pairs.map((p) => {
+      // An outage still going on counts up to its latest lost probe.
+      const ongoing =
+        p.lastLostSentAt > p.lastOkSentAt ? p.lastLostSentAt - p.lastOkSentAt + cfg.intervalMs : 0;
+      return {
+        to: p.to,
+        address: p.address,
+        sent: p.sent,
+        received: p.received,
+        lost: p.lost,
+        pending: p.pending.size,
+        late: p.late,
+        send_errors: p.sendErrors,
+        longest_gap_ms: Math.round(Math.max(p.longestGap, ongoing) * 10) / 10,
+        rate_pps: Math.round((p.sent / elapsed) * 10) / 10,
+      };
+    });
+    return {
+      node: cfg.node,
+      address: cfg.address,
+      pid: process.pid,
+      epoch,
+      bound,
+      stopped,
+      started_at: wallAt(startedAt),
+      reset_at: wallAt(resetAt),
+      written_at: wallAt(t),
+      elapsed_s: Math.round(elapsed * 10) / 10,
+      interval_ms: cfg.intervalMs,
+      timeout_ms: cfg.timeoutMs,
+      echoed,
+      pairs: pairSummaries,
+    };
+  };
+
+  const write = (): void => {
+    const tmp = `${cfg.out}.tmp`;
+    writeFileSync(tmp, JSON.stringify(summary()) + "\n");
+    renameSync(tmp, cfg.out);
+  };
+
+  const reset = (): void => {
+    epoch++;
+    resetAt = now();
+    ticks = 0;
+    pairs = cfg.targets.map(newPair);
+    index = byAddress();
+    write();
+  };
+
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    clearInterval(timer);
+    clearInterval(writer);
+    write();
+    sock.close();
+    process.exit(0);
+  };
+
+  const timer = setInterval(tick, Math.max(1, Math.floor(cfg.intervalMs / 2)));
+  const writer = setInterval(write, 1000);
+  setTimeout(stop, cfg.maxSeconds * 1000);
+  process.on("SIGUSR1", reset);
+  process.on("SIGUSR2", write);
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  write();
+}
+
+/** True when `address` is assigned to an interface in this namespace (read from /proc, no process spawned). */
+function addressPresent(address: string): boolean {
+  // /proc/net/fib_trie lists local addresses as "|-- a.b.c.d" followed by "/32 host LOCAL".
+  try {
+    const trie = readFileSync("/proc/net/fib_trie", "utf8").split("\n");
+    for (let i = 0; i + 1 < trie.length; i++) {
+      if (trie[i]?.trim() === `|-- ${address}` && trie[i + 1]?.includes("host LOCAL")) return true;
+    }
+  } catch {
+    return false;
+  }
+  return false;
+}
+
+try {
+  main();
+} catch (e) {
+  process.stderr.write(`prober agent: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+}

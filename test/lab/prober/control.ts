@@ -1,0 +1,263 @@
+// Starting, resetting, reading and stopping the prober agents (one per node namespace), for tests and lab.sh.
+//
+//   node dist/test/lab/prober/control.js start --spec SPEC.json [--prefix calab-] [--state DIR] [--max-seconds N]
+//   node dist/test/lab/prober/control.js reset|read|stop [--state DIR]
+//
+// State defaults to $LAB_STATE, else <repo>/.lab; the prefix to $LAB_NETNS_PREFIX, else calab-.
+
+import { spawn } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { DataplaneSpec } from "../dataplane/spec.js";
+import type { AgentConfig, ProberSummary } from "./types.js";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const AGENT = join(HERE, "agent.js");
+const REPO = resolve(HERE, "..", "..", "..", "..");
+
+export interface ProberOptions {
+  state: string;
+  netnsPrefix: string;
+  port?: number;
+  intervalMs?: number;
+  timeoutMs?: number;
+  /** Default 2 hours. */
+  maxSeconds?: number;
+}
+
+export interface PairReport {
+  from: string;
+  to: string;
+  sent: number;
+  received: number;
+  lost: number;
+  pending: number;
+  longest_gap_ms: number;
+  rate_pps: number;
+}
+
+export interface ProberReport {
+  agents: number;
+  sent: number;
+  lost: number;
+  longest_gap_ms: number;
+  rate_pps: number;
+  pairs: PairReport[];
+  summaries: ProberSummary[];
+}
+
+const dirOf = (state: string): string => join(state, "prober");
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function pids(state: string): { node: string; pid: number }[] {
+  const dir = dirOf(state);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".pid"))
+    .map((f) => ({ node: f.slice(0, -4), pid: Number(readFileSync(join(dir, f), "utf8").trim()) }))
+    .filter((p) => Number.isInteger(p.pid) && p.pid > 0);
+}
+
+function readSummaries(state: string): ProberSummary[] {
+  const dir = dirOf(state);
+  if (!existsSync(dir)) return [];
+  const out: ProberSummary[] = [];
+  for (const f of readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()) {
+    try {
+      out.push(JSON.parse(readFileSync(join(dir, f), "utf8")) as ProberSummary);
+    } catch {
+      // being renamed into place; the caller retries
+    }
+  }
+  return out;
+}
+
+/** Starts one agent per node that has a namespace and a pod address (stopping any running first). */
+export async function startProber(spec: DataplaneSpec, opts: ProberOptions): Promise<void> {
+  await stopProber(opts.state);
+  const dir = dirOf(opts.state);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const nodes = spec.nodes
+    .map((n) => ({
+      name: n.name,
+      netns: `${opts.netnsPrefix}${n.name}`,
+      address: n.podAddresses[0],
+    }))
+    .filter(
+      (n): n is { name: string; netns: string; address: string } =>
+        n.address !== undefined && existsSync(`/run/netns/${n.netns}`),
+    )
+    .map((n) => ({ ...n, address: n.address.split("/")[0] ?? n.address }));
+  for (const n of nodes) {
+    const cfg: AgentConfig = {
+      node: n.name,
+      address: n.address,
+      port: opts.port ?? 7946,
+      intervalMs: opts.intervalMs ?? 10,
+      timeoutMs: opts.timeoutMs ?? 1000,
+      maxSeconds: opts.maxSeconds ?? 7200,
+      out: join(dir, `${n.name}.json`),
+      targets: nodes.filter((o) => o !== n).map((o) => ({ node: o.name, address: o.address })),
+    };
+    const cfgFile = join(dir, `${n.name}.cfg`);
+    writeFileSync(cfgFile, JSON.stringify(cfg, null, 2) + "\n");
+    const log = openSync(join(dir, `${n.name}.log`), "a");
+    // `ip netns exec` execs the command, so the child's pid is the agent's.
+    const child = spawn(
+      "ip",
+      ["netns", "exec", n.netns, process.execPath, AGENT, "--config", cfgFile],
+      { detached: true, stdio: ["ignore", log, log] },
+    );
+    child.unref();
+    if (child.pid === undefined) throw new Error(`could not start the prober agent in ${n.netns}`);
+    writeFileSync(join(dir, `${n.name}.pid`), `${child.pid}\n`);
+  }
+  // Wait until every agent is bound to its pod address (or at least running, when the address is not there
+  // yet), then start counting together so that nobody's first probes hit a peer still starting.
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const s = readSummaries(opts.state);
+    if (s.length === nodes.length && s.every((x) => x.bound)) break;
+    if (Date.now() > deadline) {
+      if (s.length === nodes.length) break;
+      throw new Error(`prober agents did not start; see ${dir}/*.log`);
+    }
+    await sleep(50);
+  }
+  await resetProber(opts.state);
+}
+
+async function signalAndWait(
+  state: string,
+  signal: NodeJS.Signals,
+  done: (s: ProberSummary, before: ProberSummary | undefined) => boolean,
+): Promise<ProberSummary[]> {
+  const before = new Map(readSummaries(state).map((s) => [s.node, s]));
+  const running = pids(state).filter((p) => alive(p.pid));
+  for (const p of running) process.kill(p.pid, signal);
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const now = readSummaries(state);
+    const fresh = running.every((p) => {
+      const s = now.find((x) => x.node === p.node);
+      return s !== undefined && done(s, before.get(p.node));
+    });
+    if (fresh) return now;
+    if (Date.now() > deadline) throw new Error(`prober agents did not answer ${signal}`);
+    await sleep(20);
+  }
+}
+
+/** Zeroes every agent's counters (in-flight probes from before are ignored). */
+export async function resetProber(state: string): Promise<void> {
+  await signalAndWait(state, "SIGUSR1", (s, b) => b === undefined || s.epoch > b.epoch);
+}
+
+export function report(summaries: ProberSummary[]): ProberReport {
+  const pairs: PairReport[] = summaries.flatMap((s) =>
+    s.pairs.map((p) => ({
+      from: s.node,
+      to: p.to,
+      sent: p.sent,
+      received: p.received,
+      lost: p.lost,
+      pending: p.pending,
+      longest_gap_ms: p.longest_gap_ms,
+      rate_pps: p.rate_pps,
+    })),
+  );
+  const sum = (f: (p: PairReport) => number): number => pairs.reduce((a, p) => a + f(p), 0);
+  return {
+    agents: summaries.length,
+    sent: sum((p) => p.sent),
+    lost: sum((p) => p.lost),
+    longest_gap_ms: pairs.reduce((a, p) => Math.max(a, p.longest_gap_ms), 0),
+    rate_pps: Math.round(sum((p) => p.rate_pps) * 10) / 10,
+    pairs,
+    summaries,
+  };
+}
+
+/** Fresh figures: asks each running agent to write its summary now, then reads them all. */
+export async function readProber(state: string): Promise<ProberReport> {
+  const asked = new Date().toISOString();
+  return report(await signalAndWait(state, "SIGUSR2", (s) => s.stopped || s.written_at >= asked));
+}
+
+/** Stops the agents (each writes a final summary, kept for reading). */
+export async function stopProber(state: string): Promise<void> {
+  const dir = dirOf(state);
+  for (const p of pids(state)) {
+    if (alive(p.pid)) process.kill(p.pid, "SIGTERM");
+    for (let i = 0; i < 50 && alive(p.pid); i++) await sleep(50);
+    if (alive(p.pid)) process.kill(p.pid, "SIGKILL");
+    rmSync(join(dir, `${p.node}.pid`), { force: true });
+  }
+}
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+async function cli(): Promise<void> {
+  const cmd = process.argv[2];
+  const state = resolve(arg("--state") ?? process.env.LAB_STATE ?? join(REPO, ".lab"));
+  switch (cmd) {
+    case "start": {
+      const specFile = arg("--spec");
+      if (!specFile) throw new Error("start needs --spec SPEC.json");
+      const spec = JSON.parse(readFileSync(specFile, "utf8")) as DataplaneSpec;
+      const max = arg("--max-seconds");
+      await startProber(spec, {
+        state,
+        netnsPrefix: arg("--prefix") ?? process.env.LAB_NETNS_PREFIX ?? "calab-",
+        ...(max ? { maxSeconds: Number(max) } : {}),
+      });
+      return;
+    }
+    case "reset":
+      return resetProber(state);
+    case "stop":
+      return stopProber(state);
+    case "read": {
+      const r: Partial<ProberReport> = await readProber(state);
+      delete r.summaries;
+      process.stdout.write(JSON.stringify(r, null, 2) + "\n");
+      return;
+    }
+    default:
+      process.stderr.write(
+        "usage: control.js start --spec F [--prefix P] | reset | read | stop [--state DIR]\n",
+      );
+      process.exitCode = 2;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  cli().catch((e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,50 @@
+// The prober's files: the agent's configuration and the summary it writes to <LAB_STATE>/prober/<node>.json.
+
+export interface AgentConfig {
+  node: string;
+  /** The node's pod address the agent binds and probes from. */
+  address: string;
+  port: number;
+  intervalMs: number;
+  /** A probe without an echo within this long is lost. */
+  timeoutMs: number;
+  /** The agent stops by itself after this long. */
+  maxSeconds: number;
+  /** Summary file. */
+  out: string;
+  targets: { node: string; address: string }[];
+}
+
+export interface PairSummary {
+  to: string;
+  address: string;
+  sent: number;
+  received: number;
+  lost: number;
+  /** Sent, neither echoed nor timed out yet. */
+  pending: number;
+  /** Echoes that came after their probe was counted lost. */
+  late: number;
+  send_errors: number;
+  longest_gap_ms: number;
+  rate_pps: number;
+}
+
+export interface ProberSummary {
+  node: string;
+  address: string;
+  pid: number;
+  /** Incremented by each reset; echoes from an older epoch are ignored. */
+  epoch: number;
+  /** False until the pod address exists and the socket is bound (nothing is sent before). */
+  bound: boolean;
+  stopped: boolean;
+  started_at: string;
+  reset_at: string;
+  written_at: string;
+  elapsed_s: number;
+  interval_ms: number;
+  timeout_ms: number;
+  echoed: number;
+  pairs: PairSummary[];
+}
