@@ -3,40 +3,25 @@
 // the product's) checks that every steady state between steps gives every pair of nodes a route.
 
 import { expect } from "chai";
-import type { Backend, EncapMode, FelixFlags, Live, Pool } from "../../../src/calico/model.js";
-import type {
-  ClusterObservation,
-  NodeObservation,
-  Target,
-} from "../../../src/calico/observation.js";
-import type { Write } from "../../../src/calico/plan.js";
+import type { Backend, FelixFlags, Live, Pool } from "../../../src/calico/model.js";
+import type { ClusterObservation, Target } from "../../../src/calico/observation.js";
 import { plan } from "../../../src/calico/plan.js";
-import { live218, pool } from "../../support/builders.js";
-
-type Encap = "IPIP Always" | "IPIP CrossSubnet" | "VXLAN Always" | "VXLAN CrossSubnet" | "none";
-const ENCAPS: Encap[] = [
-  "IPIP Always",
-  "IPIP CrossSubnet",
-  "VXLAN Always",
-  "VXLAN CrossSubnet",
-  "none",
-];
-const BACKENDS: Backend[] = ["bird", "vxlan"];
-
-function modes(e: Encap): { ipipMode: EncapMode; vxlanMode: EncapMode } {
-  if (e === "none") return { ipipMode: "Never", vxlanMode: "Never" };
-  const [kind, mode] = e.split(" ") as ["IPIP" | "VXLAN", EncapMode];
-  return kind === "IPIP"
-    ? { ipipMode: mode, vxlanMode: "Never" }
-    : { ipipMode: "Never", vxlanMode: mode };
-}
+import { pool } from "../../support/builders.js";
+import type { Encap } from "../../support/sim-cluster.js";
+import {
+  applyWrite,
+  BACKENDS,
+  converge,
+  ENCAPS,
+  modes,
+  start,
+  target,
+} from "../../support/sim-cluster.js";
 
 /** Calico can run it: IPIP and unencapsulated pools need BIRD (backend bird). */
 function runnable(e: Encap, b: Backend): boolean {
   return b === "bird" || e.startsWith("VXLAN");
 }
-
-const NODES = ["node-1", "node-2", "node-3"];
 
 // ---- the referee: reference/calico.md, independently of src/calico ----
 function felixOn(live: Live, flag: keyof FelixFlags, used: boolean): boolean {
@@ -67,76 +52,6 @@ function pairsWithoutRoute(obs: ClusterObservation): string[] {
       if (!routed) out.push(`${a.name}->${b.name}`);
     }
   return out;
-}
-
-// ---- the simulated cluster ----
-function converge(obs: ClusterObservation): ClusterObservation {
-  const v4 = obs.live.pools.filter((p) => p.ipVersion === 4 && !p.disabled);
-  const nodes: NodeObservation[] = obs.nodes.map((n, i) => ({
-    ...n,
-    calicoNodeReady: true,
-    tunnel: {
-      ipip: v4.some((p) => p.ipipMode !== "Never") ? `10.233.${64 + i}.0` : null,
-      vxlan: v4.some((p) => p.vxlanMode !== "Never") ? `10.233.${64 + i}.1` : null,
-      vxlanV6: null,
-    },
-  }));
-  const backend = (obs.live.configMapBackend ?? "bird") as Backend;
-  return {
-    ...obs,
-    nodes,
-    rollout: { templateBackend: backend, desired: 3, updated: 3, ready: 3, observed: true },
-  };
-}
-
-function applyWrite(obs: ClusterObservation, w: Write): ClusterObservation {
-  const live = { ...obs.live };
-  if (w.kind === "felix") {
-    const next: Record<string, unknown> = { ...live.felixDefault };
-    for (const [k, v] of Object.entries(w.set))
-      if (v === null) delete next[k];
-      else next[k] = v;
-    live.felixDefault = next;
-  } else if (w.kind === "pool") {
-    live.pools = live.pools.map((p) => (p.name === w.pool ? { ...p, ...w.set } : p));
-  } else {
-    live.configMapBackend = w.backend;
-  }
-  return { ...obs, live };
-}
-
-function start(
-  e: Encap,
-  b: Backend,
-  felix: "explicit" | "unset",
-  version = "v3.32.1",
-): ClusterObservation {
-  const m = modes(e);
-  const felixDefault: FelixFlags =
-    felix === "explicit"
-      ? { ipipEnabled: m.ipipMode !== "Never", vxlanEnabled: m.vxlanMode !== "Never" }
-      : {};
-  const live = live218({
-    pools: [pool(m)],
-    configMapBackend: b,
-    felixDefault,
-    calicoVersion: version,
-  });
-  const nodes = NODES.map((name) => ({
-    name,
-    labels: { "kubernetes.io/hostname": name },
-    tunnel: { ipip: null, vxlan: null, vxlanV6: null },
-    calicoNodeReady: true,
-  }));
-  return converge({
-    live,
-    nodes,
-    rollout: { templateBackend: b, desired: 3, updated: 3, ready: 3, observed: true },
-  });
-}
-
-function target(e: Encap, b: Backend): Target {
-  return { pools: [{ name: "default-pool", ...modes(e) }], backend: b };
 }
 
 /** Runs plan -> first write -> converge until the plan is empty; returns the titles and the final state. */

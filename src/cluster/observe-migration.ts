@@ -1,0 +1,60 @@
+// One poll of everything calico_encap_migrate decides and waits on: the check's view of Calico, the nodes'
+// tunnel addresses and the calico-node rollout. A fixed number of processes per poll, whatever the node count.
+
+import type { ClusterObservation } from "../calico/observation.js";
+import { decodeKind, items } from "./decode.js";
+import { DatastoreError } from "./errors.js";
+import type { ObserveOptions } from "./observe.js";
+import { observe } from "./observe.js";
+import { parseNode, parseRollout, readyNodes } from "./parse-migration.js";
+import { kubectlBase } from "./read-kubectl.js";
+import type { CommandRunner } from "./runner.js";
+
+async function run(runner: CommandRunner, argv: string[], kinds: string[], timeoutSeconds: number) {
+  const r = await runner.run(argv, { timeoutSeconds });
+  if (r.rc !== 0)
+    throw DatastoreError.failed(
+      argv,
+      r,
+      "Check that the cluster is reachable with these paths and credentials.",
+    );
+  return decodeKind(argv, r.stdout, kinds);
+}
+
+export async function observeForMigration(
+  runner: CommandRunner,
+  o: ObserveOptions,
+): Promise<ClusterObservation> {
+  const live = await observe(runner, o);
+  const base = kubectlBase(o.kubectlPath, o.kubeconfig);
+  const nodesArgv =
+    live.client === "calicoctl"
+      ? [o.calicoctlPath, "get", "nodes", "-o", "json"]
+      : [...base, "get", "nodes", "-o", "json"];
+  const calicoNodeArgv = [
+    ...base,
+    "--namespace",
+    "kube-system",
+    "get",
+    "daemonsets,pods",
+    "--selector",
+    "k8s-app=calico-node",
+    "-o",
+    "json",
+  ];
+  const [nodeList, calicoNode] = await Promise.all([
+    run(runner, nodesArgv, ["NodeList", "List"], o.timeoutSeconds),
+    run(runner, calicoNodeArgv, ["List"], o.timeoutSeconds),
+  ]);
+  const objects = items(calicoNode);
+  const daemonSet = objects.find((x) => x.kind === "DaemonSet");
+  const ready = readyNodes(objects.filter((x) => x.kind === "Pod"));
+  return {
+    live,
+    nodes: items(nodeList).map((n) => {
+      const node = parseNode(n);
+      return { ...node, calicoNodeReady: ready.has(node.name) };
+    }),
+    rollout: parseRollout(daemonSet),
+  };
+}

@@ -1,0 +1,90 @@
+// Nodes, calico-node pods and the calico-node DaemonSet into what the migration waits on. Pure.
+
+import type { Backend } from "../calico/model.js";
+import type { NodeObservation, RolloutObservation, TunnelKind } from "../calico/observation.js";
+import type { Json } from "./decode.js";
+import { field, isObject, str } from "./decode.js";
+
+/** KDD keeps calico-node's per-node data as Kubernetes Node annotations (reference/calico.md). */
+export const TUNNEL_ANNOTATIONS: Record<TunnelKind, string> = {
+  ipip: "projectcalico.org/IPv4IPIPTunnelAddr",
+  vxlan: "projectcalico.org/IPv4VXLANTunnelAddr",
+  vxlanV6: "projectcalico.org/IPv6VXLANTunnelAddr",
+};
+
+/** calicoctl's Node spec fields for the same addresses (any datastore). */
+const TUNNEL_SPEC: Record<TunnelKind, string[]> = {
+  ipip: ["bgp", "ipv4IPIPTunnelAddr"],
+  vxlan: ["ipv4VXLANTunnelAddr"],
+  vxlanV6: ["ipv6VXLANTunnelAddr"],
+};
+
+function labels(obj: Json): Record<string, string> {
+  const raw = field(obj, "metadata", "labels");
+  return isObject(raw)
+    ? Object.fromEntries(
+        Object.entries(raw).filter((e): e is [string, string] => typeof e[1] === "string"),
+      )
+    : {};
+}
+
+/** A Kubernetes Node (kubectl) or a Calico Node (calicoctl), readiness not yet known. */
+export function parseNode(obj: Json): Omit<NodeObservation, "calicoNodeReady"> {
+  const name = str(field(obj, "metadata", "name")) ?? "";
+  const calico = obj.apiVersion === "projectcalico.org/v3";
+  const tunnel = Object.fromEntries(
+    (Object.keys(TUNNEL_ANNOTATIONS) as TunnelKind[]).map((kind) => [
+      kind,
+      (calico
+        ? str(field(obj, "spec", ...TUNNEL_SPEC[kind]))
+        : str(field(obj, "metadata", "annotations", TUNNEL_ANNOTATIONS[kind]))) || null,
+    ]),
+  ) as Record<TunnelKind, string | null>;
+  return { name, labels: labels(obj), tunnel };
+}
+
+function container(obj: Json | undefined): Json | undefined {
+  const list = field(obj, "spec", "template", "spec", "containers");
+  const containers = Array.isArray(list) ? list.filter(isObject) : [];
+  return containers.find((c) => c.name === "calico-node") ?? containers[0];
+}
+
+/** The backend a pod template is rendered for, as Kubespray's calico-node template renders it. */
+export function templateBackend(daemonSet: Json | undefined): Backend | null {
+  const c = container(daemonSet);
+  if (!c) return null;
+  const probe = field(c, "readinessProbe", "exec", "command");
+  if (Array.isArray(probe) && probe.includes("-bird-ready")) return "bird";
+  const env = Array.isArray(c.env) ? c.env.filter(isObject) : [];
+  if (env.some((e) => e.name === "FELIX_VXLANVNI")) return "vxlan";
+  return "none";
+}
+
+export function parseRollout(daemonSet: Json | undefined): RolloutObservation {
+  const num = (...path: string[]): number => {
+    const v = field(daemonSet, ...path);
+    return typeof v === "number" ? v : 0;
+  };
+  return {
+    templateBackend: templateBackend(daemonSet),
+    desired: num("status", "desiredNumberScheduled"),
+    updated: num("status", "updatedNumberScheduled"),
+    ready: num("status", "numberReady"),
+    observed: num("status", "observedGeneration") >= num("metadata", "generation"),
+  };
+}
+
+/** Node names whose calico-node pod is Running, Ready and not being deleted. */
+export function readyNodes(pods: readonly Json[]): Set<string> {
+  const ready = new Set<string>();
+  for (const pod of pods) {
+    if (field(pod, "metadata", "deletionTimestamp")) continue;
+    const conditions = field(pod, "status", "conditions");
+    const isReady =
+      Array.isArray(conditions) &&
+      conditions.some((c) => isObject(c) && c.type === "Ready" && c.status === "True");
+    const node = str(field(pod, "spec", "nodeName"));
+    if (isReady && node) ready.add(node);
+  }
+  return ready;
+}

@@ -1,0 +1,125 @@
+// The writes calico_encap_migrate makes, as argv arrays: through calicoctl (validated by Calico) when that is
+// the client, else kubectl merge patches on the crd.projectcalico.org objects (the planner has already
+// checked Calico's rules). Each touches only the fields it owns.
+
+import type { Backend } from "../calico/model.js";
+import type { Write } from "../calico/plan.js";
+import { kubectlBase } from "./read-kubectl.js";
+
+export interface WriteContext {
+  client: "calicoctl" | "kubectl";
+  calicoctlPath: string;
+  kubectlPath: string;
+  kubeconfig: string;
+  vxlanVni: number;
+  vxlanPort: number;
+}
+
+export interface Command {
+  argv: string[];
+  /** What the command changes, for logs and errors. */
+  what: string;
+}
+
+const CALICO_NODE_BIN = "/bin/calico-node";
+
+/** Kubespray's calico-node template per backend: bird probes only for bird, FELIX_VXLANVNI/PORT only for vxlan. */
+export function daemonSetPatch(backend: Backend, vni: number, port: number): object {
+  const bird = backend === "bird";
+  const env =
+    backend === "vxlan"
+      ? [
+          { name: "FELIX_VXLANVNI", value: String(vni) },
+          { name: "FELIX_VXLANPORT", value: String(port) },
+        ]
+      : [
+          { name: "FELIX_VXLANVNI", $patch: "delete" },
+          { name: "FELIX_VXLANPORT", $patch: "delete" },
+        ];
+  return {
+    spec: {
+      template: {
+        spec: {
+          containers: [
+            {
+              name: "calico-node",
+              livenessProbe: {
+                exec: {
+                  command: [CALICO_NODE_BIN, "-felix-live", ...(bird ? ["-bird-live"] : [])],
+                },
+              },
+              readinessProbe: {
+                exec: {
+                  command: [CALICO_NODE_BIN, ...(bird ? ["-bird-ready"] : []), "-felix-ready"],
+                },
+              },
+              env,
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+export function commandsFor(write: Write, c: WriteContext): Command[] {
+  const kubectl = kubectlBase(c.kubectlPath, c.kubeconfig);
+  const calico = (kind: string, crd: string, name: string, spec: object): Command => ({
+    what: `${kind} ${name} spec ${JSON.stringify(spec)}`,
+    argv:
+      c.client === "calicoctl"
+        ? [c.calicoctlPath, "patch", kind, name, "-p", JSON.stringify({ spec })]
+        : [...kubectl, "patch", crd, name, "--type", "merge", "-p", JSON.stringify({ spec })],
+  });
+  switch (write.kind) {
+    case "felix":
+      return [
+        calico(
+          "felixconfiguration",
+          "felixconfigurations.crd.projectcalico.org",
+          "default",
+          write.set,
+        ),
+      ];
+    case "pool":
+      return [calico("ippool", "ippools.crd.projectcalico.org", write.pool, write.set)];
+    case "backend": {
+      const data = {
+        calico_backend: write.backend,
+        cluster_type: write.backend === "bird" ? "kubespray,bgp" : "kubespray",
+      };
+      return [
+        {
+          what: `ConfigMap kube-system/calico-config data ${JSON.stringify(data)}`,
+          argv: [
+            ...kubectl,
+            "--namespace",
+            "kube-system",
+            "patch",
+            "configmap",
+            "calico-config",
+            "--type",
+            "merge",
+            "-p",
+            JSON.stringify({ data }),
+          ],
+        },
+        {
+          what: `DaemonSet kube-system/calico-node pod template for backend ${write.backend}`,
+          argv: [
+            ...kubectl,
+            "--namespace",
+            "kube-system",
+            "patch",
+            "daemonset",
+            "calico-node",
+            "--type",
+            "strategic",
+            "-p",
+            JSON.stringify(daemonSetPatch(write.backend, c.vxlanVni, c.vxlanPort)),
+          ],
+        },
+      ];
+    }
+  }
+}
