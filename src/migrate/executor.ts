@@ -174,6 +174,7 @@ export async function migrate(
         back,
         "Rolling back",
       );
+      if (undo.ok) await restoreFelix(io, initial, o, back);
       const verdict = undo.ok
         ? "rolled back to the state before the first write and verified it"
         : `the rollback did not settle either (${undo.pending.join("; ")})`;
