@@ -413,9 +413,45 @@ cmd_up() {
 	if [ "$CALICO_WITH_CALICO" = yes ]; then
 		wait_for 60 "kube-controller-manager to create $NODES calico-node pods" calico_node_pods_created
 	fi
+	standin_up
 	trap - EXIT
 	echo $((SECONDS - start)) >"$LAB_STATE/up-seconds"
 	log "up in $((SECONDS - start))s; source $LAB_STATE/env"
+}
+
+# ---- calico-node stand-in (test/lab/standin owns it) ----------------------------------------
+# One Node process for all nodes (dist/test/lab/standin/main.js, built by `npx tsc -p .`): plays kubelet and
+# calico-node for the calico-node pods. Started after seeding, stopped first. LAB_STANDIN=0 leaves it off.
+standin_up() {
+	[ "${LAB_STANDIN:-1}" != 0 ] || return 0
+	local main=$REPO_DIR/dist/test/lab/standin/main.js
+	[ -f "$main" ] || die "$main missing: build first (npx tsc -p .)"
+	LAB_STATE=$LAB_STATE LAB_DATAPLANE=${LAB_DATAPLANE:-1} LAB_DATAPLANE_NODES=${LAB_DATAPLANE_NODES:-3} \
+		LAB_NETNS_PREFIX=${LAB_NETNS_PREFIX:-calab-} LAB_CALICO_DATASTORE=$CALICO_DATASTORE \
+		setsid node "$main" >"$LOGS/standin.log" 2>&1 </dev/null &
+	echo $! >"$RUN/standin.pid"
+	wait_for 30 "the calico-node stand-in's first status" test -s "$LAB_STATE/standin/status.json"
+}
+standin_down() {
+	local pid i
+	pid=$(cat "$RUN/standin.pid" 2>/dev/null || true)
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+	kill -KILL "$pid" 2>/dev/null || true
+}
+standin_status() {
+	local pid alive=false rss=0 f=$LAB_STATE/standin/status.json
+	pid=$(cat "$RUN/standin.pid" 2>/dev/null || true)
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		alive=true
+		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+	fi
+	[ -s "$f" ] || f=/dev/null
+	jq -s -c --arg pid "$pid" --argjson alive "$alive" --argjson rss "${rss:-0}" '(.[0] // {}) as $s | {
+		pid: ($pid | tonumber? // null), alive: $alive, rss_kib: $rss, status_file: (if $s == {} then null else "standin/status.json" end),
+		pods: $s.summary.pods, pods_ready: $s.summary.podsReady, bird_running: $s.summary.birdRunning,
+		vxlan_devices: $s.summary.vxlanDevices, cycle_ms: $s.standin.cycleMsAvg20, warnings: $s.warnings}' "$f"
 }
 
 pid_of() { cat "$RUN/$1.pid" 2>/dev/null || true; }
@@ -423,6 +459,7 @@ alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 
 cmd_down() {
 	local name pid i
+	standin_down
 	for ((i = ${#PROCESSES[@]} - 1; i >= 0; i--)); do
 		name=${PROCESSES[i]}
 		pid=$(pid_of "$name")
@@ -470,7 +507,7 @@ main() {
 	case ${1:-} in
 	up) shift; cmd_up "$@" ;;
 	down) cmd_down ;;
-	status) cmd_status ;;
+	status) cmd_status | jq --argjson standin "$(standin_status)" '. + {standin: $standin}' ;;
 	*) echo "usage: $0 up [PROFILE] | down | status   (profiles: $PROFILES)" >&2; exit 2 ;;
 	esac
 }
