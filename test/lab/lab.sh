@@ -121,7 +121,8 @@ profile_vars() {
 # address, which is what Calico's IPAM hands out first.
 UNDERLAY_PREFIX=24
 UNDERLAY_PREFIX6=64
-node_ipv4() { echo "172.31.250.$((10 + $1))"; }
+# LAB_UNDERLAY (first three octets) moves the underlay, so that two labs can run side by side.
+node_ipv4() { echo "${LAB_UNDERLAY:-172.31.250}.$((10 + $1))"; }
 node_ipv6() { echo "fd00:172:31:250::$((10 + $1))"; }
 
 ip4_to_int() { local IFS=.; set -- $1; echo $((($1 << 24) + ($2 << 16) + ($3 << 8) + $4)); }
@@ -405,6 +406,7 @@ cmd_up() {
 	log "profile $LAB_PROFILE, $NODES nodes, state in $LAB_STATE"
 	start_control_plane
 	write_layout
+	dataplane_up
 	if [ "$CALICO_WITH_CALICO" = yes ]; then
 		[ "$CALICO_DATASTORE" = kdd ] && apply_crds
 		seed_calico
@@ -417,6 +419,35 @@ cmd_up() {
 	trap - EXIT
 	echo $((SECONDS - start)) >"$LAB_STATE/up-seconds"
 	log "up in $((SECONDS - start))s; source $LAB_STATE/env"
+}
+
+# ---- data plane (test/lab/net.sh owns it) -------------------------------------------------
+# The first LAB_DATAPLANE_NODES (3) nodes as network namespaces on a private bridge, sshd in node-1's
+# namespace; LAB_DATAPLANE=0 turns it off. LAB_BRIDGE, LAB_NETNS_PREFIX and LAB_UNDERLAY pass through.
+net_sh() {
+	LAB_STATE=$LAB_STATE LAB_APISERVER_PORT=$LAB_APISERVER_PORT LAB_ETCD_PORT=$LAB_ETCD_PORT bash "$LAB_DIR/net.sh" "$@"
+}
+dataplane_up() {
+	[ "${LAB_DATAPLANE:-1}" != 0 ] || return 0
+	local n=${LAB_DATAPLANE_NODES:-3}
+	[ "$n" -le "$NODES" ] || n=$NODES
+	LAB_DATAPLANE_NODES=$n net_sh up
+	# shellcheck disable=SC1091
+	. "$LAB_STATE/net/config"
+	cat >>"$LAB_STATE/env" <<EOF
+export LAB_NETNS_PREFIX=$LAB_NETNS_PREFIX
+export LAB_BRIDGE=$LAB_BRIDGE
+export LAB_UNDERLAY=$LAB_UNDERLAY
+export LAB_DATAPLANE_NODES=$LAB_DATAPLANE_NODES
+export LAB_INVENTORY=$LAB_STATE/inventory.ini
+export LAB_SSH_KEY=$LAB_STATE/ssh/id_ed25519
+export LAB_NODE1_BIN_DIR=$LAB_STATE/node-1/usr/local/bin
+export LAB_NODE1_KUBECONFIG=$LAB_STATE/node-1/etc/kubernetes/admin.conf
+EOF
+}
+dataplane_down() { [ ! -f "$LAB_STATE/net/config" ] || net_sh down || true; }
+dataplane_status() {
+	if [ -f "$LAB_STATE/net/config" ]; then net_sh status; else echo '{"dataplane": null, "prober": null}'; fi
 }
 
 # ---- calico-node stand-in (test/lab/standin owns it) ----------------------------------------
@@ -460,6 +491,7 @@ alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 cmd_down() {
 	local name pid i
 	standin_down
+	dataplane_down
 	for ((i = ${#PROCESSES[@]} - 1; i >= 0; i--)); do
 		name=${PROCESSES[i]}
 		pid=$(pid_of "$name")
@@ -495,12 +527,12 @@ cmd_status() {
 	fi
 	jq -n --arg state "$LAB_STATE" --arg profile "$profile" --argjson nodes "${nodes:-null}" \
 		--argjson procs "$procs" --argjson ready "$ready" --argjson nodecount "$nodecount" \
-		--argjson pods "${pods:-null}" --argjson rss "$rss" \
+		--argjson pods "${pods:-null}" --argjson rss "$rss" --argjson dataplane "$(dataplane_status)" \
 		--arg upsecs "$(cat "$LAB_STATE/up-seconds" 2>/dev/null || true)" '{
 		up: ($profile != ""), state: $state, profile: (if $profile == "" then null else $profile end),
 		nodes_requested: $nodes, apiserver_ready: $ready, node_count: $nodecount,
 		up_seconds: ($upsecs | tonumber? // null), processes: $procs, rss_kib_total: $rss,
-		calico_node_pods: $pods}'
+		calico_node_pods: $pods} + $dataplane'
 }
 
 main() {
