@@ -2,6 +2,7 @@
 // A second run refuses while the Lease is held and not expired; an expired Lease (a run that was killed)
 // is taken over with the resourceVersion it was read at, so two runs cannot both take it.
 
+import { hostname } from "node:os";
 import type { Json } from "./decode.js";
 import { decodeKind, field, str } from "./decode.js";
 import { DatastoreError } from "./errors.js";
@@ -58,6 +59,25 @@ export function leaseState(obj: Json): LeaseState {
 
 export class LockRefused extends Error {}
 
+/** A holder "host/pid/nonce" on this host whose process is gone: a killed run, whose Lease is stale. */
+export function holderIsDeadHere(
+  holder: string,
+  host: string,
+  alive: (pid: number) => boolean,
+): boolean {
+  const [h, pid] = holder.split("/");
+  return h === host && /^\d+$/.test(pid ?? "") && !alive(Number(pid));
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 export class Lock {
   constructor(
     private readonly runner: CommandRunner,
@@ -95,7 +115,8 @@ export class Lock {
     if (got.rc !== 0)
       throw DatastoreError.failed(getArgv, got, "Check access to Leases in kube-system.");
     const state = leaseState(decodeKind(getArgv, got.stdout, ["Lease"]));
-    if (state.holder !== this.holder && state.expiresMs > nowMs)
+    const stale = holderIsDeadHere(state.holder, hostname(), pidAlive);
+    if (state.holder !== this.holder && state.expiresMs > nowMs && !stale)
       throw new LockRefused(
         `another calico_encap_migrate run holds Lease ${LEASE_NAMESPACE}/${LEASE_NAME} (holder ${state.holder}, until ${new Date(state.expiresMs).toISOString()}); wait for it to finish, or delete the Lease if that run is gone.`,
       );

@@ -1,0 +1,105 @@
+/**
+ * Generated from schemas/calico_encap_migrate.options.json by tools/generate.ts: do not edit.
+ * Regenerate with `npm run build && npm run generate`.
+ *
+ * CalicoEncapMigrateOptions: the options as a task gives them (all optional).
+ * CalicoEncapMigrateParams: the options as run() receives them, after validation and defaults.
+ */
+
+/**
+ * Options of calico_encap_migrate: the target encapsulation, named after Kubespray's variables.
+ */
+export interface CalicoEncapMigrateOptions {
+  /**
+   * IP-in-IP mode wanted on the IPv4 pool (Kubespray calico_ipip_mode).
+   */
+  ipip_mode?: "Always" | "CrossSubnet" | "Never";
+  /**
+   * VXLAN mode wanted on the IPv4 pool (Kubespray calico_vxlan_mode).
+   */
+  vxlan_mode?: "Always" | "CrossSubnet" | "Never";
+  /**
+   * Calico networking backend wanted in kube-system/calico-config calico_backend (Kubespray calico_network_backend). bird runs BGP (needed by IP-in-IP); vxlan and none do not.
+   */
+  network_backend?: "bird" | "vxlan" | "none";
+  /**
+   * Name of the IPv4 IPPool (Kubespray calico_pool_name). The IPv6 pool is named <pool_name>-ipv6.
+   */
+  pool_name?: string;
+  /**
+   * Other IPPools to move to the same ipip_mode and vxlan_mode (IPv4 pools). By default only Kubespray's pool (and its IPv6 pool with ipv6_stack) moves; other pools keep their modes, and the migration refuses a target that would strand them.
+   */
+  extra_pools?: string[];
+  /**
+   * Whether the cluster has an IPv6 pod network (Kubespray ipv6_stack, or enable_dual_stack_networks on older releases). Enables the IPv6 pool comparison.
+   */
+  ipv6_stack?: boolean;
+  /**
+   * VXLAN mode wanted on the IPv6 pool (Kubespray calico_vxlan_mode_ipv6).
+   */
+  vxlan_mode_ipv6?: "Always" | "CrossSubnet" | "Never";
+  /**
+   * Calico datastore (Kubespray calico_datastore). With etcd, pools and FelixConfiguration can only be read through calicoctl.
+   */
+  datastore?: "kdd" | "etcd";
+  /**
+   * How to read the cluster. calicoctl runs calicoctl_path (validated by Calico, kdd or etcd); kubectl reads the crd.projectcalico.org objects with kubeconfig (kdd only); auto uses calicoctl when calicoctl_path exists, else kubectl.
+   */
+  datastore_client?: "auto" | "calicoctl" | "kubectl";
+  /**
+   * calicoctl or Kubespray's wrapper ({{ bin_dir }}/calicoctl.sh), which sets the datastore environment itself.
+   */
+  calicoctl_path?: string;
+  /**
+   * kubectl binary ({{ bin_dir }}/kubectl). Also used with datastore_client calicoctl to read the calico-config ConfigMap and the calico-node DaemonSet.
+   */
+  kubectl_path?: string;
+  /**
+   * kubeconfig for kubectl (Kubespray's admin kubeconfig on control-plane hosts).
+   */
+  kubeconfig?: string;
+  /**
+   * Seconds each datastore command may run before it is stopped and the task fails.
+   */
+  command_timeout?: number;
+  /**
+   * VXLAN VNI written into the calico-node DaemonSet as FELIX_VXLANVNI when the backend becomes vxlan (Kubespray calico_vxlan_vni).
+   */
+  vxlan_vni?: number;
+  /**
+   * VXLAN UDP port written as FELIX_VXLANPORT when the backend becomes vxlan (Kubespray calico_vxlan_port). It must be open between nodes.
+   */
+  vxlan_port?: number;
+  /**
+   * Seconds to wait for each step's condition (every node's tunnel address, calico-node ready, the rollout done). When a step times out, the migration rolls back to the state before its first write.
+   */
+  wait_timeout?: number;
+  /**
+   * Seconds between polls of the datastore while waiting.
+   */
+  wait_sleep?: number;
+}
+
+/**
+ * CalicoEncapMigrateOptions after validation (src/protocol/validate.ts): every option present, defaults
+ * filled in; options without a default are null when not given.
+ */
+export interface CalicoEncapMigrateParams {
+  ipip_mode: NonNullable<CalicoEncapMigrateOptions["ipip_mode"]>;
+  vxlan_mode: NonNullable<CalicoEncapMigrateOptions["vxlan_mode"]>;
+  network_backend: NonNullable<CalicoEncapMigrateOptions["network_backend"]>;
+  pool_name: NonNullable<CalicoEncapMigrateOptions["pool_name"]>;
+  extra_pools: NonNullable<CalicoEncapMigrateOptions["extra_pools"]>;
+  ipv6_stack: NonNullable<CalicoEncapMigrateOptions["ipv6_stack"]>;
+  vxlan_mode_ipv6: NonNullable<CalicoEncapMigrateOptions["vxlan_mode_ipv6"]>;
+  datastore: NonNullable<CalicoEncapMigrateOptions["datastore"]>;
+  datastore_client: NonNullable<CalicoEncapMigrateOptions["datastore_client"]>;
+  calicoctl_path: NonNullable<CalicoEncapMigrateOptions["calicoctl_path"]>;
+  kubectl_path: NonNullable<CalicoEncapMigrateOptions["kubectl_path"]>;
+  kubeconfig: NonNullable<CalicoEncapMigrateOptions["kubeconfig"]>;
+  command_timeout: NonNullable<CalicoEncapMigrateOptions["command_timeout"]>;
+  vxlan_vni: NonNullable<CalicoEncapMigrateOptions["vxlan_vni"]>;
+  vxlan_port: NonNullable<CalicoEncapMigrateOptions["vxlan_port"]>;
+  wait_timeout: NonNullable<CalicoEncapMigrateOptions["wait_timeout"]>;
+  wait_sleep: NonNullable<CalicoEncapMigrateOptions["wait_sleep"]>;
+}

@@ -1,0 +1,110 @@
+/**
+ * Generated from schemas/calico_encap_migrate.result.json by tools/generate.ts: do not edit.
+ * Regenerate with `npm run build && npm run generate`.
+ */
+
+/**
+ * Return values of calico_encap_migrate.
+ */
+export interface CalicoEncapMigrateResult {
+  /**
+   * True when a write was made (or, in check mode, would be).
+   */
+  changed: boolean;
+  /**
+   * True when the target is refused, the lock is held, the cluster did not settle, or a step did not converge (after a rollback).
+   */
+  failed?: boolean;
+  /**
+   * What happened, or why it failed: what was observed, what was expected and what to do.
+   */
+  msg: string;
+  /**
+   * The MTU note when the encapsulation changes.
+   */
+  warnings?: string[];
+  /**
+   * The steps planned from the state observed at the start (in check mode: the steps it would take).
+   */
+  plan: Step[];
+  /**
+   * The steps done, with their durations (empty in check mode).
+   */
+  steps: Step[];
+  /**
+   * True when a step timed out and the cluster was put back as it was before the first write.
+   */
+  rolled_back?: boolean;
+  migrated_from: State;
+  migrated_to: State1;
+  /**
+   * before/after of every object written or to be written (with --diff).
+   */
+  diff?: unknown;
+}
+export interface Step {
+  /**
+   * What the step does.
+   */
+  title: string;
+  /**
+   * The write (felix, pool or backend) and its values; null for a wait-only step.
+   */
+  write: unknown;
+  /**
+   * Seconds from the write until every node converged (steps done only).
+   */
+  seconds?: number;
+}
+/**
+ * The pools' modes and the backend before the run.
+ */
+export interface State {
+  /**
+   * The moved pools with their modes.
+   */
+  pools: {
+    /**
+     * Pool name.
+     */
+    name: string;
+    /**
+     * spec.ipipMode.
+     */
+    ipip_mode: string;
+    /**
+     * spec.vxlanMode.
+     */
+    vxlan_mode: string;
+  }[];
+  /**
+   * calico_backend in calico-config.
+   */
+  backend: string;
+}
+/**
+ * The pools' modes and the backend after the run (in check mode: the target).
+ */
+export interface State1 {
+  /**
+   * The moved pools with their modes.
+   */
+  pools: {
+    /**
+     * Pool name.
+     */
+    name: string;
+    /**
+     * spec.ipipMode.
+     */
+    ipip_mode: string;
+    /**
+     * spec.vxlanMode.
+     */
+    vxlan_mode: string;
+  }[];
+  /**
+   * calico_backend in calico-config.
+   */
+  backend: string;
+}

@@ -1,0 +1,48 @@
+// Ansible's diff for calico_encap_migrate: before and after of every object the plan writes. Pure.
+
+import type { ClusterObservation } from "../calico/observation.js";
+import type { Write } from "../calico/plan.js";
+import { runningBackend } from "../calico/plan.js";
+
+type Objects = Record<string, Record<string, unknown>>;
+
+function before(obs: ClusterObservation, writes: readonly Write[]): Objects {
+  const out: Objects = {};
+  for (const w of writes) {
+    if (w.kind === "felix") {
+      const f = obs.live.felixDefault ?? {};
+      out["FelixConfiguration/default"] = {
+        ipipEnabled: f.ipipEnabled ?? null,
+        vxlanEnabled: f.vxlanEnabled ?? null,
+      };
+    } else if (w.kind === "pool") {
+      const p = obs.live.pools.find((x) => x.name === w.pool);
+      out[`IPPool/${w.pool}`] = { ipipMode: p?.ipipMode ?? null, vxlanMode: p?.vxlanMode ?? null };
+    } else {
+      out["ConfigMap kube-system/calico-config"] = { calico_backend: runningBackend(obs.live) };
+      out["DaemonSet kube-system/calico-node"] = { template_backend: obs.rollout.templateBackend };
+    }
+  }
+  return out;
+}
+
+function after(start: Objects, writes: readonly Write[]): Objects {
+  const out: Objects = structuredClone(start);
+  for (const w of writes) {
+    if (w.kind === "felix") Object.assign(out["FelixConfiguration/default"] ?? {}, w.set);
+    else if (w.kind === "pool") Object.assign(out[`IPPool/${w.pool}`] ?? {}, w.set);
+    else {
+      out["ConfigMap kube-system/calico-config"] = { calico_backend: w.backend };
+      out["DaemonSet kube-system/calico-node"] = { template_backend: w.backend };
+    }
+  }
+  return out;
+}
+
+export function migrationDiff(
+  obs: ClusterObservation,
+  writes: readonly Write[],
+): { before: Objects; after: Objects } {
+  const b = before(obs, writes);
+  return { before: b, after: after(b, writes) };
+}

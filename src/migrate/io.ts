@@ -1,0 +1,60 @@
+// The real MigrationIo: the datastore through a CommandRunner, the Lease lock, the wall clock.
+
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import type { Write } from "../calico/plan.js";
+import { DatastoreError } from "../cluster/errors.js";
+import { Lock } from "../cluster/lock.js";
+import type { ObserveOptions } from "../cluster/observe.js";
+import { observeForMigration } from "../cluster/observe-migration.js";
+import { kubectlBase } from "../cluster/read-kubectl.js";
+import type { CommandRunner } from "../cluster/runner.js";
+import type { WriteContext } from "../cluster/write.js";
+import { commandsFor } from "../cluster/write.js";
+import type { MigrationIo } from "./executor.js";
+
+export function holderIdentity(): string {
+  return `${hostname()}/${process.pid}/${randomBytes(4).toString("hex")}`;
+}
+
+export function realIo(
+  runner: CommandRunner,
+  o: ObserveOptions,
+  w: Omit<WriteContext, "client">,
+  lockSeconds: number,
+  log: (verbosity: number, msg: string) => void,
+): MigrationIo & { client(): WriteContext["client"] } {
+  let client: WriteContext["client"] = o.client === "kubectl" ? "kubectl" : "calicoctl";
+  return {
+    client: () => client,
+    async observe() {
+      const obs = await observeForMigration(runner, o);
+      client = obs.live.client;
+      return obs;
+    },
+    async write(write: Write) {
+      for (const cmd of commandsFor(write, { ...w, client })) {
+        log(2, `writing ${cmd.what}`);
+        const r = await runner.run(cmd.argv, { timeoutSeconds: o.timeoutSeconds });
+        if (r.rc !== 0)
+          throw DatastoreError.failed(
+            cmd.argv,
+            r,
+            `The write (${cmd.what}) was refused; nothing further was written.`,
+          );
+      }
+    },
+    lock: new Lock(
+      runner,
+      kubectlBase(o.kubectlPath, o.kubeconfig),
+      holderIdentity(),
+      lockSeconds,
+      o.timeoutSeconds,
+    ),
+    clock: {
+      now: () => Date.now(),
+      sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
+    },
+    log,
+  };
+}

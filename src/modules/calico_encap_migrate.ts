@@ -1,0 +1,132 @@
+// calico_encap_migrate: args -> observe -> plan -> (check mode: report) -> migrate -> result.
+
+import optionsSchema from "../../schemas/calico_encap_migrate.options.json" with { type: "json" };
+import { plan } from "../calico/plan.js";
+import { LockRefused } from "../cluster/lock.js";
+import type { ObserveOptions } from "../cluster/observe.js";
+import type { CommandRunner } from "../cluster/runner.js";
+import type { CalicoEncapMigrateParams } from "../generated/calico_encap_migrate.options.js";
+import { validate } from "../generated/calico_encap_migrate.options.validator.js";
+import { migrationDiff } from "../migrate/diff.js";
+import { MigrationFailed, migrate } from "../migrate/executor.js";
+import { realIo } from "../migrate/io.js";
+import { mtuWarning, summarize, summarizeTarget, targetFromOptions } from "../migrate/target.js";
+import type { ModuleContext, ModuleDefinition, ModuleResult } from "../protocol/module.js";
+
+export type { CalicoEncapMigrateParams };
+
+export async function runMigrate(
+  runner: CommandRunner,
+  ctx: ModuleContext<CalicoEncapMigrateParams>,
+): Promise<ModuleResult> {
+  const p = ctx.params;
+  const observeOptions: ObserveOptions = {
+    client: p.datastore_client,
+    datastore: p.datastore,
+    calicoctlPath: p.calicoctl_path,
+    kubectlPath: p.kubectl_path,
+    kubeconfig: p.kubeconfig,
+    timeoutSeconds: p.command_timeout,
+  };
+  const lockSeconds = Math.max(15, 3 * p.wait_sleep) + p.command_timeout;
+  const io = realIo(
+    runner,
+    observeOptions,
+    { ...observeOptions, vxlanVni: p.vxlan_vni, vxlanPort: p.vxlan_port },
+    lockSeconds,
+    (v, m) => ctx.log(v, m),
+  );
+  const target = targetFromOptions(p);
+  const names = target.pools.map((x) => x.name);
+  const start = await io.observe();
+  if (!start.live.calicoInstalled)
+    return {
+      failed: true,
+      changed: false,
+      msg: `Calico is not installed (${start.live.reason}): there is nothing to migrate.`,
+    };
+  const planned = plan(start, target);
+  const from = summarize(start, names);
+  if (!planned.ok)
+    return {
+      failed: true,
+      changed: false,
+      msg: `Refused before any write: ${planned.reason}`,
+      plan: [],
+      steps: [],
+      migrated_from: from,
+      migrated_to: from,
+    };
+  const writes = planned.steps.flatMap((s) => (s.write ? [s.write] : []));
+  const planOut = planned.steps.map((s) => ({ title: s.title, write: s.write }));
+  const diff = ctx.diff && writes.length ? { diff: migrationDiff(start, writes) } : {};
+  const warning = mtuWarning(from, summarizeTarget(target));
+  const warnings = warning ? { warnings: [warning] } : {};
+  if (ctx.checkMode)
+    return {
+      changed: writes.length > 0,
+      msg: writes.length
+        ? `Would run ${writes.length} step(s): ${planned.steps.map((s) => s.title).join("; ")}.`
+        : "The cluster already matches the target.",
+      plan: planOut,
+      steps: [],
+      migrated_from: from,
+      migrated_to: summarizeTarget(target),
+      ...diff,
+      ...(writes.length ? warnings : {}),
+    };
+  try {
+    const run = await migrate(io, target, {
+      waitTimeoutSeconds: p.wait_timeout,
+      waitSleepSeconds: p.wait_sleep,
+    });
+    const to = summarize(run.final, names);
+    return {
+      changed: run.changed,
+      msg: run.changed
+        ? `Migrated in ${run.steps.length} step(s): ${run.steps.map((s) => `${s.title} (${s.seconds.toFixed(1)} s)`).join("; ")}.`
+        : "The cluster already matches the target.",
+      plan: planOut,
+      steps: run.steps,
+      migrated_from: summarize(run.initial, names),
+      migrated_to: to,
+      ...(run.changed ? diff : {}),
+      ...(run.changed && warning ? warnings : {}),
+    };
+  } catch (e) {
+    if (e instanceof MigrationFailed)
+      return {
+        failed: true,
+        changed: e.steps.length > 0,
+        msg: e.message,
+        rolled_back: e.rolledBack,
+        plan: planOut,
+        steps: e.steps,
+        migrated_from: from,
+        migrated_to: summarize(await io.observe(), names),
+      };
+    if (e instanceof LockRefused)
+      return {
+        failed: true,
+        changed: false,
+        msg: e.message,
+        plan: planOut,
+        steps: [],
+        migrated_from: from,
+        migrated_to: from,
+      };
+    throw e;
+  }
+}
+
+export function calicoEncapMigrate(
+  runner: CommandRunner,
+): ModuleDefinition<CalicoEncapMigrateParams> {
+  return {
+    name: "calico_encap_migrate",
+    optionsSchema,
+    validate,
+    supportsCheckMode: true,
+    run: (ctx) => runMigrate(runner, ctx),
+  };
+}
