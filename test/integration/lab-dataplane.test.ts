@@ -1,0 +1,229 @@
+// The lab's data plane against the real kernel: a lab of its own (state, ports, bridge, namespace prefix and
+// underlay apart from the default lab, so it runs beside one), hand-written specs applied to the node
+// namespaces, the prober measuring loss between pod addresses, and node-1 driven over real SSH and Ansible.
+// Needs root and the lab's built binaries (make lab-build); without them it fails, it does not skip.
+
+import { expect } from "chai";
+import { execa } from "execa";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { applyDataplane, readNode } from "../lab/dataplane/apply.js";
+import { meshSpec, withoutRoute } from "../lab/dataplane/mesh.js";
+import { planNode } from "../lab/dataplane/plan.js";
+import type { DataplaneSpec } from "../lab/dataplane/spec.js";
+import type { ProberReport } from "../lab/prober/control.js";
+import { readProber, resetProber, startProber, stopProber } from "../lab/prober/control.js";
+import { REPO } from "../support/ansible.js";
+
+const LAB_SH = join(REPO, "test", "lab", "lab.sh");
+const PREFIX = "dpi-";
+const UNDERLAY = "172.31.252";
+const ROOT = mkdtempSync(join(tmpdir(), "lab-dataplane-"));
+const STATE = join(ROOT, "lab");
+const ENV = {
+  LAB_STATE: STATE,
+  LAB_ETCD_PORT: "25890",
+  LAB_ETCD_PEER_PORT: "25891",
+  LAB_APISERVER_PORT: "25892",
+  LAB_KCM_PORT: "25893",
+  LAB_SCHEDULER_PORT: "25894",
+  LAB_BRIDGE: "dpi0",
+  LAB_NETNS_PREFIX: PREFIX,
+  LAB_UNDERLAY: UNDERLAY,
+  LAB_DATAPLANE_NODES: "3",
+  NODES: "3",
+  PROFILE: "kubespray-2.18",
+  // Hand-written specs only: the calico-node stand-in would program the same namespaces.
+  LAB_STANDIN: "0",
+};
+const SSH_OPTS = [
+  "-o",
+  "StrictHostKeyChecking=no",
+  "-o",
+  "UserKnownHostsFile=/dev/null",
+  "-o",
+  "LogLevel=ERROR",
+  "-o",
+  "BatchMode=yes",
+];
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function lab(cmd: "up" | "down" | "status"): Promise<string> {
+  const r = await execa("bash", [LAB_SH, cmd], { env: ENV, reject: false });
+  if (r.exitCode !== 0 && cmd !== "down")
+    throw new Error(`lab.sh ${cmd} failed (${r.exitCode}):\n${r.stderr}`);
+  return r.stdout;
+}
+
+async function apply(spec: DataplaneSpec): Promise<number> {
+  const t0 = performance.now();
+  await applyDataplane(spec, { netnsPrefix: PREFIX });
+  return performance.now() - t0;
+}
+
+/** Resets the counters, waits, and reads them. */
+async function measure(ms: number, during?: () => Promise<void>): Promise<ProberReport> {
+  await resetProber(STATE);
+  if (during) await during();
+  await sleep(ms);
+  // Probes sent in the last second may still be waiting for their echo (or their timeout).
+  await sleep(1100);
+  return readProber(STATE);
+}
+
+function lossByPair(r: ProberReport): Record<string, number> {
+  return Object.fromEntries(r.pairs.map((p) => [`${p.from}->${p.to}`, p.lost]));
+}
+
+describe("lab data plane (namespaces, VXLAN and BGP routes, prober, SSH)", function () {
+  this.timeout(180_000);
+  const vxlan = meshSpec({ kind: "vxlan", nodes: 3, underlay: UNDERLAY });
+  const bgp = meshSpec({ kind: "bgp", nodes: 3, underlay: UNDERLAY });
+
+  before(async () => {
+    if (process.getuid?.() !== 0) throw new Error("the data plane test needs root (namespaces)");
+    await lab("down");
+    await lab("up");
+  });
+
+  after(async () => {
+    await stopProber(STATE).catch(() => undefined);
+    await lab("down");
+    rmSync(ROOT, { recursive: true, force: true });
+    const left = await execa("ip", ["netns", "list"]);
+    expect(left.stdout).not.to.include(PREFIX);
+  });
+
+  it("creates one namespace per data-plane node on the lab's underlay", async () => {
+    const status = JSON.parse(await lab("status")) as {
+      dataplane: { nodes: { netns: string; present: boolean }[]; sshd: boolean };
+    };
+    expect(status.dataplane.nodes.map((n) => [n.netns, n.present])).to.deep.equal([
+      ["dpi-node-1", true],
+      ["dpi-node-2", true],
+      ["dpi-node-3", true],
+    ]);
+    expect(status.dataplane.sshd).to.equal(true);
+    await execa("ip", ["netns", "exec", "dpi-node-2", "ping", "-c1", "-W1", `${UNDERLAY}.13`]);
+  });
+
+  it("a VXLAN full mesh carries every ordered pair at 100 pps or more without loss", async () => {
+    const ms = await apply(vxlan);
+    console.log(`      applyDataplane (VXLAN mesh, 3 empty nodes): ${ms.toFixed(0)} ms`);
+    for (const n of vxlan.nodes) {
+      const plan = planNode(n, vxlan.vxlan, await readNode(`${PREFIX}${n.name}`));
+      expect(plan, `${n.name} after apply`).to.deep.equal({ ip: [], bridge: [] });
+    }
+    await startProber(vxlan, { state: STATE, netnsPrefix: PREFIX, maxSeconds: 600 });
+    const r = await measure(3000);
+    expect(r.pairs).to.have.length(6);
+    for (const p of r.pairs) {
+      expect(p.lost, `${p.from}->${p.to}`).to.equal(0);
+      expect(p.rate_pps, `${p.from}->${p.to}`).to.be.at.least(98);
+      expect(p.received, `${p.from}->${p.to}`).to.be.greaterThan(250);
+    }
+    console.log(
+      `      prober: ${r.rate_pps} pps total, longest gap ${r.longest_gap_ms} ms, lost ${r.lost}`,
+    );
+  });
+
+  it("applying the same spec again changes nothing", async () => {
+    const ms = await apply(vxlan);
+    console.log(`      applyDataplane (no change): ${ms.toFixed(0)} ms`);
+    const r = await measure(1000);
+    expect(r.lost).to.equal(0);
+  });
+
+  it("a VXLAN route removed from one node loses packets on exactly that pair, both ways", async () => {
+    const cut = withoutRoute(vxlan, "node-1", "node-3");
+    const r = await measure(1500, async () => {
+      await apply(cut);
+    });
+    const loss = lossByPair(r);
+    expect(loss["node-1->node-3"]).to.be.greaterThan(50);
+    // node-3's probes reach node-1, whose echo has no route back.
+    expect(loss["node-3->node-1"]).to.be.greaterThan(50);
+    for (const pair of ["node-1->node-2", "node-2->node-1", "node-2->node-3", "node-3->node-2"])
+      expect(loss[pair], pair).to.equal(0);
+    const gap = r.pairs.find((p) => p.from === "node-1" && p.to === "node-3")?.longest_gap_ms;
+    expect(gap).to.be.greaterThan(1000);
+  });
+
+  it("switching every node to BGP routes deletes vxlan.calico and carries every pair without loss", async () => {
+    const ms = await apply(bgp);
+    console.log(`      applyDataplane (VXLAN -> BGP): ${ms.toFixed(0)} ms`);
+    for (const n of bgp.nodes) {
+      const obs = await readNode(`${PREFIX}${n.name}`);
+      expect(obs.vxlan, n.name).to.equal(null);
+      expect(obs.routes.filter((r) => r.protocol === 81)).to.have.length(2);
+      expect(obs.routes.filter((r) => r.protocol === 80)).to.have.length(0);
+    }
+    const r = await measure(2000);
+    expect(r.lost, JSON.stringify(lossByPair(r))).to.equal(0);
+  });
+
+  it("a BGP route removed from one node loses packets on exactly that pair", async () => {
+    const r = await measure(1500, async () => {
+      await apply(withoutRoute(bgp, "node-2", "node-3"));
+    });
+    const loss = lossByPair(r);
+    expect(loss["node-2->node-3"]).to.be.greaterThan(50);
+    expect(loss["node-3->node-2"]).to.be.greaterThan(50);
+    for (const pair of ["node-1->node-2", "node-2->node-1", "node-1->node-3", "node-3->node-1"])
+      expect(loss[pair], pair).to.equal(0);
+    await apply(bgp);
+    const healed = await measure(1000);
+    expect(healed.lost).to.equal(0);
+  });
+
+  it("lab.sh status reports the prober's figures", async () => {
+    const status = JSON.parse(await lab("status")) as {
+      prober: { agents: number; sent: number; lost: number; rate_pps: number };
+    };
+    expect(status.prober.agents).to.equal(3);
+    expect(status.prober.sent).to.be.greaterThan(0);
+    expect(status.prober.rate_pps).to.be.at.least(580);
+  });
+
+  it("node-1 answers SSH as root, and calicoctl.sh there reaches the apiserver", async () => {
+    const key = join(STATE, "ssh", "id_ed25519");
+    const bin = join(STATE, "node-1", "usr", "local", "bin");
+    expect(existsSync(join(STATE, "node-1", "etc", "kubernetes", "admin.conf"))).to.equal(true);
+    const r = await execa("ssh", [
+      "-i",
+      key,
+      ...SSH_OPTS,
+      `root@${UNDERLAY}.11`,
+      `${bin}/calicoctl.sh get ippool -o json; readlink /proc/self/ns/net`,
+    ]);
+    const [json, netns] = [
+      r.stdout.slice(0, r.stdout.lastIndexOf("\n")),
+      r.stdout.split("\n").pop(),
+    ];
+    const pools = JSON.parse(json) as { items: { metadata: { name: string } }[] };
+    expect(pools.items.map((p) => p.metadata.name)).to.deep.equal(["default-pool"]);
+    const own = await execa("readlink", ["/proc/self/ns/net"]);
+    expect(netns, "the SSH session runs in node-1's namespace").not.to.equal(own.stdout);
+  });
+
+  it("Ansible reaches node-1 through the inventory the lab writes", async () => {
+    const ansible = join(REPO, ".venv", "bin", "ansible");
+    if (!existsSync(ansible)) throw new Error(`${ansible} missing: make setup`);
+    const r = await execa(
+      ansible,
+      [
+        "-i",
+        join(STATE, "inventory.ini"),
+        "kube_control_plane",
+        "-m",
+        "command",
+        "-a",
+        "{{ bin_dir }}/calicoctl.sh get nodes",
+      ],
+      { env: { ANSIBLE_HOST_KEY_CHECKING: "False" } },
+    );
+    expect(r.stdout).to.match(/node-1 \| CHANGED/);
+    expect(r.stdout).to.include("node-3");
+  });
+});
