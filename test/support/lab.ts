@@ -94,3 +94,100 @@ export async function resourceVersions(lab: Lab): Promise<Record<string, string>
     ]),
   );
 }
+
+export interface StandinStatus {
+  summary: {
+    nodes: number;
+    pods: number;
+    podsReady: number;
+    birdRunning: number;
+    vxlanDevices: number;
+    ipipTunnelAddrs: number;
+    vxlanTunnelAddrs: number;
+  };
+  nodes: Record<
+    string,
+    {
+      podReady: boolean;
+      backend: string;
+      birdRunning: boolean;
+      vxlanDevice: boolean;
+      vxlanTunnelAddr: string | null;
+    }
+  >;
+}
+
+export function standinStatus(lab: Lab): StandinStatus {
+  return JSON.parse(
+    readFileSync(join(lab.state, "standin", "status.json"), "utf8"),
+  ) as StandinStatus;
+}
+
+/** Polls until check() is true; fails with what was last seen after timeoutMs. */
+export async function waitUntil(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 60000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      // not readable yet
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const PROBER = join(REPO, "dist", "test", "lab", "prober", "control.js");
+
+export interface ProberFigures {
+  sent: number;
+  lost: number;
+  longest_gap_ms: number;
+  rate_pps: number;
+}
+
+/** Starts the prober on the pod addresses of the data plane the stand-in programmed. */
+export async function startProber(lab: Lab): Promise<void> {
+  await execa("node", [
+    PROBER,
+    "start",
+    "--spec",
+    join(lab.state, "dataplane", "desired.json"),
+    "--state",
+    lab.state,
+    "--max-seconds",
+    "1800",
+  ]);
+}
+
+export async function resetProber(lab: Lab): Promise<void> {
+  await execa("node", [PROBER, "reset", "--state", lab.state]);
+  await new Promise((r) => setTimeout(r, 1200));
+}
+
+export async function readProber(lab: Lab): Promise<ProberFigures> {
+  const r = await execa("node", [PROBER, "read", "--state", lab.state]);
+  return JSON.parse(r.stdout) as ProberFigures;
+}
+
+/** Whether vxlan.calico exists in a node's network namespace (the real kernel device). */
+export async function hasVxlanDevice(node: string, prefix = "calab-"): Promise<boolean> {
+  const r = await execa("ip", ["-n", `${prefix}${node}`, "link", "show", "vxlan.calico"], {
+    reject: false,
+  });
+  return r.exitCode === 0;
+}
+
+export async function nodeAnnotations(lab: Lab): Promise<Record<string, Record<string, string>>> {
+  const nodes = JSON.parse(await kubectl(lab, "get", "nodes", "-o", "json")) as {
+    items: { metadata: { name: string; annotations?: Record<string, string> } }[];
+  };
+  return Object.fromEntries(
+    nodes.items.map((n) => [n.metadata.name, n.metadata.annotations ?? {}]),
+  );
+}
