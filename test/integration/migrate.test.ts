@@ -1,0 +1,194 @@
+// calico_encap_migrate on the lab with the prober running: the real apiserver, calicoctl and kubectl, the
+// calico-node stand-in and a real VXLAN data plane, through the real ansible-playbook.
+
+import { expect } from "chai";
+import { execa } from "execa";
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TaskResult } from "../support/ansible.js";
+import { REPO, runTask } from "../support/ansible.js";
+import type { Lab } from "../support/lab.js";
+import {
+  hasVxlanDevice,
+  kubectl,
+  labDown,
+  labUp,
+  readProber,
+  resetProber,
+  resourceVersions,
+  standinStatus,
+  startProber,
+  waitUntil,
+} from "../support/lab.js";
+
+const TO_VXLAN = { ipip_mode: "Never", vxlan_mode: "Always", network_backend: "vxlan" };
+const TO_IPIP = { ipip_mode: "Always", vxlan_mode: "Never", network_backend: "bird" };
+/** Kubespray 2.19's defaults: VXLAN with backend vxlan; the block size still fell back to 24 (#9382). */
+const KUBESPRAY_219 = { ...TO_VXLAN, pool_blocksize: 24 };
+
+function labArgs(lab: Lab): Record<string, unknown> {
+  return {
+    calicoctl_path: lab.calicoctlSh,
+    kubectl_path: lab.kubectl,
+    kubeconfig: lab.kubeconfig,
+    wait_sleep: 1,
+    wait_timeout: 120,
+  };
+}
+
+async function migrate(
+  lab: Lab,
+  target: Record<string, unknown>,
+  args: string[] = [],
+): Promise<TaskResult> {
+  return (await runTask({ calico_encap_migrate: { ...labArgs(lab), ...target } }, { args })).result;
+}
+
+async function healthyLab(): Promise<Lab> {
+  const lab = await labUp("kubespray-2.18");
+  await waitUntil("calico-node ready with BIRD", () => {
+    const s = standinStatus(lab).summary;
+    return s.podsReady === 3 && s.birdRunning === 3;
+  });
+  await startProber(lab);
+  await resetProber(lab);
+  return lab;
+}
+
+describe("calico_encap_migrate on the lab", function () {
+  this.timeout(600000);
+  after(labDown);
+  let lab: Lab;
+  before(async () => {
+    lab = await healthyLab();
+  });
+
+  it("check mode returns the plan and a diff and writes nothing", async () => {
+    const before = await resourceVersions(lab);
+    const r = await migrate(lab, TO_VXLAN, ["--check", "--diff"]);
+    expect(r.changed).to.equal(true);
+    expect((r.plan as unknown[]).length).to.equal(4);
+    expect(r.diff).to.have.property("after");
+    expect(await resourceVersions(lab)).to.deep.equal(before);
+  });
+
+  it("moves a Kubespray 2.18 cluster to VXLAN with backend vxlan, then calico_pool_check passes with the 2.19 defaults", async () => {
+    await resetProber(lab);
+    const r = await migrate(lab, TO_VXLAN);
+    const p = await readProber(lab);
+    console.log(
+      `      IPIP/bird -> VXLAN/vxlan: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms; ${r.msg}`,
+    );
+    expect(r.failed, r.msg).to.not.equal(true);
+    expect(r.changed).to.equal(true);
+    expect(r.migrated_to).to.deep.equal({
+      backend: "vxlan",
+      pools: [{ name: "default-pool", ipip_mode: "Never", vxlan_mode: "Always" }],
+    });
+    expect(r.warnings?.join(" ")).to.include("MTU");
+    for (const node of ["node-1", "node-2", "node-3"])
+      expect(await hasVxlanDevice(node), node).to.equal(true);
+    expect(standinStatus(lab).summary.birdRunning).to.equal(0);
+    const check = (
+      await runTask({
+        calico_pool_check: {
+          calicoctl_path: lab.calicoctlSh,
+          kubectl_path: lab.kubectl,
+          kubeconfig: lab.kubeconfig,
+          ...KUBESPRAY_219,
+        },
+      })
+    ).result;
+    expect(check.failed, check.msg).to.not.equal(true);
+  });
+
+  it("a second run reports no change", async () => {
+    const before = await resourceVersions(lab);
+    const r = await migrate(lab, TO_VXLAN);
+    expect(r.changed).to.equal(false);
+    expect(await resourceVersions(lab)).to.deep.equal(before);
+  });
+
+  it("moves back to IPIP with BIRD without losing a packet", async () => {
+    await resetProber(lab);
+    const r = await migrate(lab, TO_IPIP);
+    const p = await readProber(lab);
+    console.log(
+      `      VXLAN/vxlan -> IPIP/bird: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms`,
+    );
+    expect(r.failed, r.msg).to.not.equal(true);
+    expect((r.steps as { title: string }[])[0]?.title).to.match(/backend bird/);
+    expect(p.lost).to.equal(0);
+    expect(standinStatus(lab).summary.birdRunning).to.equal(3);
+  });
+
+  it("refuses while another run holds the Lease, and changes nothing", async () => {
+    const lease = {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: "calico-encap-migrate", namespace: "kube-system" },
+      spec: {
+        holderIdentity: "other-controller/1/abcd",
+        leaseDurationSeconds: 600,
+        renewTime: new Date().toISOString().replace("Z", "000Z"),
+      },
+    };
+    const file = join(tmpdir(), "calico-encap-lease.json");
+    writeFileSync(file, JSON.stringify(lease));
+    await kubectl(lab, "create", "-f", file);
+    try {
+      const before = await resourceVersions(lab);
+      const r = await migrate(lab, TO_VXLAN);
+      expect(r.failed).to.equal(true);
+      expect(r.msg).to.include(
+        "another calico_encap_migrate run holds Lease kube-system/calico-encap-migrate (holder other-controller/1/abcd",
+      );
+      expect(await resourceVersions(lab)).to.deep.equal(before);
+    } finally {
+      await kubectl(lab, "-n", "kube-system", "delete", "lease", "calico-encap-migrate");
+    }
+  });
+
+  it("refuses IPIP with backend vxlan before any write, saying why", async () => {
+    const before = await resourceVersions(lab);
+    const r = await migrate(lab, {
+      ipip_mode: "Always",
+      vxlan_mode: "Never",
+      network_backend: "vxlan",
+    });
+    expect(r.failed).to.equal(true);
+    expect(r.msg).to.match(/^Refused before any write: backend vxlan runs no BIRD/);
+    expect(await resourceVersions(lab)).to.deep.equal(before);
+  });
+
+  it("resumes after the process is killed in the middle, and completes", async () => {
+    await resetProber(lab);
+    const args = join(tmpdir(), "calico-encap-migrate-args.json");
+    writeFileSync(args, JSON.stringify({ ...labArgs(lab), ...TO_VXLAN }));
+    const cli = join(REPO, "dist", "src", "cli.js");
+    const first = execa("node", [cli, "module", "calico_encap_migrate", args], { reject: false });
+    await waitUntil(
+      "the pool switched to VXLAN",
+      async () =>
+        (await kubectl(
+          lab,
+          "get",
+          "ippools.crd.projectcalico.org",
+          "default-pool",
+          "-o",
+          "jsonpath={.spec.vxlanMode}",
+        )) === "Always",
+      60000,
+    );
+    first.kill("SIGKILL");
+    await first;
+    const r = await migrate(lab, TO_VXLAN);
+    expect(r.failed, r.msg).to.not.equal(true);
+    expect(r.migrated_to).to.deep.include({ backend: "vxlan" });
+    const p = await readProber(lab);
+    console.log(
+      `      killed mid-run and resumed: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms`,
+    );
+  });
+});
