@@ -1,0 +1,87 @@
+// The lab's control-plane node over real SSH: ansible-playbook reaches node-1 (sshd in its network namespace)
+// with the lab's inventory, and calico_pool_check runs there in module mode through the node's own
+// Kubespray-like calicoctl.sh and admin.conf.
+
+import { expect } from "chai";
+import { execa } from "execa";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { ansibleEnv, REPO } from "../support/ansible.js";
+import type { Lab } from "../support/lab.js";
+import { labDown, labUp } from "../support/lab.js";
+
+describe("the lab's control-plane node over SSH", function () {
+  this.timeout(300000);
+  let lab: Lab;
+  before(async () => {
+    lab = await labUp("kubespray-2.18");
+  });
+  after(labDown);
+
+  it("answers ansible's ping with the lab's inventory", async () => {
+    const r = await execa(
+      join(REPO, ".venv", "bin", "ansible"),
+      ["-i", join(lab.state, "inventory.ini"), "kube_control_plane", "-m", "ping"],
+      {
+        env: ansibleEnv(),
+        reject: false,
+      },
+    );
+    expect(r.exitCode, r.stdout + r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/node-1 \| SUCCESS/);
+  });
+
+  it("runs calico_pool_check on node-1 through its calicoctl.sh, as a Kubespray play would", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "calico-encap-ssh-"));
+    const out = join(dir, "result.json");
+    const play = [
+      {
+        hosts: "kube_control_plane",
+        gather_facts: false,
+        tasks: [
+          {
+            name: "Check the inventory against the live cluster",
+            calico_pool_check: {
+              ipip_mode: "Always",
+              vxlan_mode: "Never",
+              network_backend: "bird",
+              pool_blocksize: 24,
+              calicoctl_path: "{{ bin_dir }}/calicoctl.sh",
+              kubectl_path: "{{ bin_dir }}/kubectl",
+              kubeconfig: "{{ kube_config_dir }}/admin.conf",
+            },
+            environment: { CALICO_ENCAP_BACKEND: join(REPO, "dist", "src", "cli.js") },
+            run_once: true,
+            register: "check",
+          },
+          {
+            name: "Save the result on the controller",
+            "ansible.builtin.copy": { content: "{{ check | to_json }}", dest: out, mode: "0600" },
+            delegate_to: "localhost",
+            run_once: true,
+          },
+        ],
+      },
+    ];
+    const playbook = join(dir, "play.yml");
+    writeFileSync(playbook, stringify(play));
+    const r = await execa(
+      join(REPO, ".venv", "bin", "ansible-playbook"),
+      ["-i", join(lab.state, "inventory.ini"), playbook],
+      {
+        env: ansibleEnv(),
+        reject: false,
+        all: true,
+      },
+    );
+    expect(r.exitCode, r.all).to.equal(0);
+    const result = JSON.parse(readFileSync(out, "utf8")) as {
+      msg: string;
+      cluster: { client: string };
+    };
+    expect(result.msg).to.equal("The inventory matches the live Calico configuration.");
+    expect(result.cluster.client).to.equal("calicoctl");
+  });
+});
