@@ -1,0 +1,71 @@
+import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Json } from "../../../src/cluster/decode.js";
+import {
+  parseNode,
+  parseRollout,
+  readyNodes,
+  templateBackend,
+} from "../../../src/cluster/parse-migration.js";
+import { FIXTURES } from "../../support/recorded.js";
+
+function fixture(profile: string, file: string): Json {
+  return JSON.parse(readFileSync(join(FIXTURES, profile, file), "utf8")) as Json;
+}
+
+describe("parsing what the migration waits on (recorded lab output)", () => {
+  it("reads IPIP tunnel addresses from Kubernetes Node annotations (kubectl)", () => {
+    const nodes = (fixture("kubespray-2.18", "kubectl-get-nodes.json").items as Json[]).map(
+      parseNode,
+    );
+    expect(nodes.map((n) => n.name)).to.deep.equal(["node-1", "node-2", "node-3"]);
+    expect(nodes[0]?.tunnel).to.deep.equal({ ipip: "10.233.64.0", vxlan: null, vxlanV6: null });
+    expect(nodes[0]?.labels["kubernetes.io/hostname"]).to.equal("node-1");
+  });
+
+  it("reads the same from Calico Nodes (calicoctl), and VXLAN ones on a 2.19 cluster", () => {
+    const calico = (fixture("kubespray-2.18", "calicoctl-get-nodes.json").items as Json[]).map(
+      parseNode,
+    );
+    expect(calico[1]?.tunnel.ipip).to.equal("10.233.65.0");
+    const vxlan = (fixture("kubespray-2.19", "kubectl-get-nodes.json").items as Json[]).map(
+      parseNode,
+    );
+    expect(vxlan[0]?.tunnel.vxlan).to.be.a("string");
+    expect(vxlan[0]?.tunnel.ipip).to.equal(null);
+  });
+
+  it("tells the template's backend from Kubespray's probes and env", () => {
+    expect(
+      templateBackend(fixture("kubespray-2.18", "kubectl-get-daemonset-calico-node.json")),
+    ).to.equal("bird");
+    expect(
+      templateBackend(fixture("kubespray-2.19", "kubectl-get-daemonset-calico-node.json")),
+    ).to.equal("vxlan");
+    expect(templateBackend(undefined)).to.equal(null);
+  });
+
+  it("reads the rollout status, with nothing ready when no kubelet ran", () => {
+    const r = parseRollout(fixture("kubespray-2.18", "kubectl-get-daemonset-calico-node.json"));
+    expect(r).to.deep.equal({
+      templateBackend: "bird",
+      desired: 3,
+      updated: 3,
+      ready: 0,
+      observed: true,
+    });
+  });
+
+  it("counts a pod Ready only when its Ready condition is True and it is not being deleted", () => {
+    const pod = (node: string, ready: string, deleting = false): Json => ({
+      kind: "Pod",
+      metadata: deleting ? { deletionTimestamp: "2026-01-01T00:00:00Z" } : {},
+      spec: { nodeName: node },
+      status: { conditions: [{ type: "Ready", status: ready }] },
+    });
+    expect([
+      ...readyNodes([pod("node-1", "True"), pod("node-2", "False"), pod("node-3", "True", true)]),
+    ]).to.deep.equal(["node-1"]);
+  });
+});

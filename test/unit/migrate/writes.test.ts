@@ -1,0 +1,149 @@
+import { expect } from "chai";
+import { holderIsDeadHere, leaseObject, leaseState } from "../../../src/cluster/lock.js";
+import type { Json } from "../../../src/cluster/decode.js";
+import type { WriteContext } from "../../../src/cluster/write.js";
+import { commandsFor, daemonSetPatch } from "../../../src/cluster/write.js";
+import { migrationDiff } from "../../../src/migrate/diff.js";
+import { mtuWarning, summarize, targetFromOptions } from "../../../src/migrate/target.js";
+import { start } from "../../support/sim-cluster.js";
+
+const CTX: WriteContext = {
+  client: "calicoctl",
+  calicoctlPath: "/usr/local/bin/calicoctl.sh",
+  kubectlPath: "/usr/local/bin/kubectl",
+  kubeconfig: "/etc/kubernetes/admin.conf",
+  vxlanVni: 4096,
+  vxlanPort: 4789,
+};
+
+describe("migration writes", () => {
+  it("switches a pool's two modes in one calicoctl patch", () => {
+    const [cmd, ...rest] = commandsFor(
+      {
+        kind: "pool",
+        pool: "default-pool",
+        from: { ipipMode: "Always", vxlanMode: "Never" },
+        set: { ipipMode: "Never", vxlanMode: "Always" },
+      },
+      CTX,
+    );
+    expect(rest).to.deep.equal([]);
+    expect(cmd?.argv).to.deep.equal([
+      "/usr/local/bin/calicoctl.sh",
+      "patch",
+      "ippool",
+      "default-pool",
+      "-p",
+      '{"spec":{"ipipMode":"Never","vxlanMode":"Always"}}',
+    ]);
+  });
+
+  it("unsets a Felix flag with null, through a kubectl merge patch on the CRD", () => {
+    const [cmd] = commandsFor(
+      { kind: "felix", set: { ipipEnabled: null } },
+      { ...CTX, client: "kubectl" },
+    );
+    expect(cmd?.argv).to.deep.equal([
+      "/usr/local/bin/kubectl",
+      "--kubeconfig",
+      "/etc/kubernetes/admin.conf",
+      "patch",
+      "felixconfigurations.crd.projectcalico.org",
+      "default",
+      "--type",
+      "merge",
+      "-p",
+      '{"spec":{"ipipEnabled":null}}',
+    ]);
+  });
+
+  it("switches the backend in calico-config and renders calico-node as Kubespray does", () => {
+    const cmds = commandsFor({ kind: "backend", from: "bird", backend: "vxlan" }, CTX);
+    expect(cmds.map((c) => c.argv.slice(6, 8))).to.deep.equal([
+      ["configmap", "calico-config"],
+      ["daemonset", "calico-node"],
+    ]);
+    expect(cmds[0]?.argv.at(-1)).to.equal(
+      '{"data":{"calico_backend":"vxlan","cluster_type":"kubespray"}}',
+    );
+    const vxlan = JSON.stringify(daemonSetPatch("vxlan", 4096, 4789));
+    expect(vxlan).to.include('"command":["/bin/calico-node","-felix-ready"]');
+    expect(vxlan).to.include('{"name":"FELIX_VXLANVNI","value":"4096"}');
+    const bird = JSON.stringify(daemonSetPatch("bird", 4096, 4789));
+    expect(bird).to.include('"command":["/bin/calico-node","-bird-ready","-felix-ready"]');
+    expect(bird).to.include('{"name":"FELIX_VXLANVNI","$patch":"delete"}');
+  });
+});
+
+describe("the migration lock", () => {
+  it("reads holder and expiry back from the Lease it writes", () => {
+    const lease = leaseObject("host-a/42/beef", Date.parse("2026-11-29T10:00:00Z"), 75) as Json;
+    const s = leaseState(lease);
+    expect(s.holder).to.equal("host-a/42/beef");
+    expect(new Date(s.expiresMs).toISOString()).to.equal("2026-11-29T10:01:15.000Z");
+  });
+
+  it("counts a holder on this host whose process is gone as stale, and nothing else", () => {
+    expect(holderIsDeadHere("host-a/42/beef", "host-a", () => false)).to.equal(true);
+    expect(holderIsDeadHere("host-a/42/beef", "host-a", () => true)).to.equal(false);
+    expect(holderIsDeadHere("host-b/42/beef", "host-a", () => false)).to.equal(false);
+    expect(holderIsDeadHere("someone", "host-a", () => false)).to.equal(false);
+  });
+});
+
+describe("migration target, diff and MTU note", () => {
+  const options = {
+    ipip_mode: "Never" as const,
+    vxlan_mode: "Always" as const,
+    network_backend: "vxlan" as const,
+    pool_name: "default-pool",
+    extra_pools: ["extra", "default-pool"],
+    ipv6_stack: true,
+    vxlan_mode_ipv6: "Always" as const,
+  };
+
+  it("names Kubespray's pool, the extra pools once, and the IPv6 pool (never IPIP)", () => {
+    const t = targetFromOptions(options);
+    expect(t.pools.map((p) => `${p.name} ${p.ipipMode}/${p.vxlanMode}`)).to.deep.equal([
+      "default-pool Never/Always",
+      "extra Never/Always",
+      "default-pool-ipv6 Never/Always",
+    ]);
+  });
+
+  it("shows before and after of each object a plan writes", () => {
+    const obs = start("IPIP Always", "bird", "explicit");
+    const d = migrationDiff(obs, [
+      { kind: "felix", set: { vxlanEnabled: true } },
+      {
+        kind: "pool",
+        pool: "default-pool",
+        from: { ipipMode: "Always", vxlanMode: "Never" },
+        set: { ipipMode: "Never", vxlanMode: "Always" },
+      },
+    ]);
+    expect(d.before["IPPool/default-pool"]).to.deep.equal({
+      ipipMode: "Always",
+      vxlanMode: "Never",
+    });
+    expect(d.after["IPPool/default-pool"]).to.deep.equal({
+      ipipMode: "Never",
+      vxlanMode: "Always",
+    });
+    expect(d.after["FelixConfiguration/default"]).to.deep.equal({
+      ipipEnabled: true,
+      vxlanEnabled: true,
+    });
+  });
+
+  it("warns about MTU only when the encapsulation changes", () => {
+    const obs = start("IPIP Always", "bird", "explicit");
+    const from = summarize(obs, ["default-pool"]);
+    expect(mtuWarning(from, from)).to.equal(null);
+    const to = {
+      ...from,
+      pools: [{ name: "default-pool", ipip_mode: "Never", vxlan_mode: "Always" }],
+    };
+    expect(mtuWarning(from, to)).to.include("VXLAN costs 50 bytes");
+  });
+});
