@@ -563,9 +563,12 @@ export function step(
   }
 
   // -- allocate-tunnel-addrs, only while the node's calico-node runs (C: Tunnel addresses and devices).
+  const stuck = new Set(obs.faults?.stuckTunnels ?? []);
   for (const nodeName of active.keys()) {
     const node = nodeByName.get(nodeName);
     if (!node) continue;
+    // Fault injection: this node's allocator is broken (a test's node that never converges).
+    if (stuck.has(nodeName)) continue;
     const change = tunnelAnnotations(pools, node, warnings);
     if (Object.keys(change).length > 0) {
       actions.push({ kind: "nodeAnnotations", node: nodeName, annotations: change });

@@ -17,7 +17,7 @@ import { Api, ApiError } from "./apiserver.js";
 import type { Action, Options, State, Status } from "./core.js";
 import { DEFAULT_OPTIONS, NAMESPACE, POD_LABEL, initialState, step } from "./core.js";
 import { dataplaneAdapter, writeAtomic } from "./dataplane.js";
-import type { Observed } from "./types.js";
+import type { Faults, Observed } from "./types.js";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 
@@ -71,6 +71,17 @@ function actionRequest(a: Action): { method: "PATCH" | "DELETE"; path: string; b
         path: `/api/v1/nodes/${a.node}`,
         body: { metadata: { annotations: a.annotations } },
       };
+  }
+}
+
+/** Faults a test injected in <LAB_STATE>/standin/faults.json ({"stuckTunnels": ["node-3"]}); none when absent. */
+function readFaults(labState: string): Faults {
+  const file = join(labState, "standin", "faults.json");
+  if (!existsSync(file)) return {};
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as Faults;
+  } catch {
+    return {};
   }
 }
 
@@ -152,7 +163,15 @@ async function main(): Promise<void> {
       const tList = performance.now();
       const r = step(
         state,
-        { pods, nodes, configMaps, ipPools, felixConfigurations, clusterInformations },
+        {
+          pods,
+          nodes,
+          configMaps,
+          ipPools,
+          felixConfigurations,
+          clusterInformations,
+          faults: readFaults(labState),
+        },
         Date.now(),
         opt,
       );

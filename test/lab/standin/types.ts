@@ -80,4 +80,11 @@ export interface Observed {
   ipPools: IPPool[];
   felixConfigurations: FelixConfiguration[];
   clusterInformations: ClusterInformation[];
+  /** Injected faults (<LAB_STATE>/standin/faults.json), for tests that need a node that never converges. */
+  faults?: Faults;
+}
+
+export interface Faults {
+  /** Nodes whose allocate-tunnel-addrs is broken: they never get (or release) a tunnel address. */
+  stuckTunnels?: string[];
 }

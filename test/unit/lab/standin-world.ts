@@ -4,6 +4,7 @@
 import type { Action, Options, State, StepResult } from "../../lab/standin/core.js";
 import { DEFAULT_OPTIONS, initialState, step } from "../../lab/standin/core.js";
 import type {
+  Faults,
   ConfigMap,
   Container,
   FelixConfiguration,
@@ -165,6 +166,8 @@ export class World {
     for (const p of this.pods) p.metadata.deletionTimestamp ??= new Date(this.now).toISOString();
   }
 
+  faults: Faults = {};
+
   observed(): Observed {
     return structuredClone({
       pods: this.pods,
@@ -175,6 +178,7 @@ export class World {
       clusterInformations: [
         { metadata: { name: "default" }, spec: { calicoVersion: this.version } },
       ],
+      faults: this.faults,
     });
   }
 

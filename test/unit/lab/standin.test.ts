@@ -207,6 +207,19 @@ describe("calico-node stand-in core", () => {
       expect(w.ann("node-3", ANN.ipip)).to.equal("10.233.66.0");
     });
 
+    it("an injected stuck allocator keeps one node without its VXLAN address while the others get theirs", () => {
+      const w = new World();
+      w.run(3000);
+      w.faults = { stuckTunnels: ["node-3"] };
+      w.pool().spec = { ...w.pool().spec, ipipMode: "Never", vxlanMode: "Always" };
+      w.run(2000);
+      expect(w.ann("node-2", ANN.vxlan)).to.be.a("string");
+      expect(w.ann("node-3", ANN.vxlan)).to.equal(undefined);
+      w.faults = {};
+      w.cycle();
+      expect(w.ann("node-3", ANN.vxlan)).to.be.a("string");
+    });
+
     it("IPIP -> VXLAN in one write: releases IPIP, allocates VXLAN + a stable locally administered MAC", () => {
       const w = new World();
       w.run(3000);
