@@ -3,7 +3,7 @@
 
 import { expect } from "chai";
 import { execa } from "execa";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TaskResult } from "../support/ansible.js";
@@ -189,6 +189,78 @@ describe("calico_encap_migrate on the lab", function () {
     const p = await readProber(lab);
     console.log(
       `      killed mid-run and resumed: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms`,
+    );
+  });
+
+  it("fails clearly when the apiserver stops mid-run, and a re-run resumes cleanly", async () => {
+    const pid = (await execa("cat", [join(lab.state, "run", "kube-apiserver.pid")])).stdout.trim();
+    const args = join(tmpdir(), "calico-encap-migrate-args2.json");
+    writeFileSync(args, JSON.stringify({ ...labArgs(lab), ...TO_IPIP, command_timeout: 5 }));
+    const cli = join(REPO, "dist", "src", "cli.js");
+    const first = execa("node", [cli, "module", "calico_encap_migrate", args], { reject: false });
+    await waitUntil(
+      "the backend switched to bird",
+      async () =>
+        (await kubectl(
+          lab,
+          "-n",
+          "kube-system",
+          "get",
+          "configmap",
+          "calico-config",
+          "-o",
+          "jsonpath={.data.calico_backend}",
+        )) === "bird",
+      60000,
+    );
+    await execa("kill", ["-STOP", pid]);
+    let out: { failed?: boolean; msg?: string };
+    try {
+      out = JSON.parse((await first).stdout) as typeof out;
+    } finally {
+      await execa("kill", ["-CONT", pid]);
+    }
+    expect(out.failed).to.equal(true);
+    expect(out.msg).to.match(/timed out/);
+    await waitUntil(
+      "the apiserver answers",
+      async () => (await kubectl(lab, "get", "--raw", "/readyz")) === "ok",
+      60000,
+    );
+    const r = await migrate(lab, TO_IPIP);
+    expect(r.failed, r.msg).to.not.equal(true);
+    expect(r.migrated_to).to.deep.include({ backend: "bird" });
+  });
+  it("rolls back when a node never converges, ends as it began, and names the node", async () => {
+    const before = await runTask({
+      calico_pool_check: {
+        calicoctl_path: lab.calicoctlSh,
+        kubectl_path: lab.kubectl,
+        kubeconfig: lab.kubeconfig,
+        ...TO_VXLAN,
+      },
+    });
+    const faults = join(lab.state, "standin", "faults.json");
+    writeFileSync(faults, JSON.stringify({ stuckTunnels: ["node-3"] }));
+    try {
+      const r = await migrate(lab, { ...TO_VXLAN, wait_timeout: 15 });
+      expect(r.failed).to.equal(true);
+      expect(r.rolled_back).to.equal(true);
+      expect(r.msg).to.include("node-3 (vxlan)");
+      expect(r.msg).to.include("rolled back to the state before the first write and verified it");
+    } finally {
+      rmSync(faults, { force: true });
+    }
+    const after = await runTask({
+      calico_pool_check: {
+        calicoctl_path: lab.calicoctlSh,
+        kubectl_path: lab.kubectl,
+        kubeconfig: lab.kubeconfig,
+        ...TO_VXLAN,
+      },
+    });
+    expect(after.result.cluster, "the cluster ends as it began").to.deep.equal(
+      before.result.cluster,
     );
   });
 });

@@ -176,7 +176,10 @@ export async function readProber(lab: Lab): Promise<ProberFigures> {
 }
 
 /** Whether vxlan.calico exists in a node's network namespace (the real kernel device). */
-export async function hasVxlanDevice(node: string, prefix = "calab-"): Promise<boolean> {
+export async function hasVxlanDevice(
+  node: string,
+  prefix = process.env.LAB_NETNS_PREFIX ?? "calab-",
+): Promise<boolean> {
   const r = await execa("ip", ["-n", `${prefix}${node}`, "link", "show", "vxlan.calico"], {
     reject: false,
   });
