@@ -28,8 +28,11 @@ export function realIo(
   return {
     client: () => client,
     async observe() {
-      const obs = await observeForMigration(runner, o);
+      let calls = 0;
+      const counting: CommandRunner = { run: (argv, opts) => (calls++, runner.run(argv, opts)) };
+      const obs = await observeForMigration(counting, o);
       client = obs.live.client;
+      log(3, `observed ${obs.nodes.length} nodes with ${calls} datastore calls`);
       return obs;
     },
     async write(write: Write) {
