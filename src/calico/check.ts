@@ -5,46 +5,15 @@ import { effectiveFlag, nodeOverrides } from "./felix.js";
 import { describe } from "./findings.js";
 import type { InventoryOptions } from "./kubespray.js";
 import { desiredFromInventory } from "./kubespray.js";
+import type { CalicoPoolCheckResult } from "../generated/calico_pool_check.result.js";
 import type { MigrationHint } from "./migration.js";
 import { migrationHint } from "./migration.js";
 import type { Desired, DesiredPool, Finding, Live, Pool } from "./model.js";
 import { pinVars, pinVarsYaml } from "./pin.js";
 
-export interface PoolSummary {
-  name: string;
-  cidr: string;
-  ip_version: 4 | 6;
-  block_size: number;
-  ipip_mode: string;
-  vxlan_mode: string;
-  nat_outgoing: boolean;
-  disabled: boolean;
-  node_selector: string;
-}
-
-export interface CheckOutcome {
-  changed: false;
-  failed: boolean;
-  msg: string;
-  warnings: string[];
-  findings: Finding[];
-  pin_vars: Record<string, string | number | boolean>;
-  migration: MigrationHint;
-  cluster: {
-    calico_installed: boolean;
-    reason: string;
-    client: string;
-    calico_version: string | null;
-    backend: string | null;
-    pools: PoolSummary[];
-    felix: {
-      ipip: { enabled: boolean; source: string };
-      vxlan: { enabled: boolean; source: string };
-      node_overrides: string[];
-    };
-  };
-  inventory: { backend: string; pools: PoolSummary[] };
-}
+/** The module's result, typed from schemas/calico_pool_check.result.json. */
+export type CheckOutcome = CalicoPoolCheckResult & { changed: false; warnings: string[] };
+export type PoolSummary = CheckOutcome["cluster"]["pools"][number];
 
 function summary(p: Pool | DesiredPool): PoolSummary {
   return {

@@ -17,6 +17,25 @@ export interface ObserveOptions {
   timeoutSeconds: number;
 }
 
+/** The modules' datastore options (the same names in every module's schema) as ObserveOptions. */
+export function observeOptionsFrom(p: {
+  datastore_client: ObserveOptions["client"];
+  datastore: ObserveOptions["datastore"];
+  calicoctl_path: string;
+  kubectl_path: string;
+  kubeconfig: string;
+  command_timeout: number;
+}): ObserveOptions {
+  return {
+    client: p.datastore_client,
+    datastore: p.datastore,
+    calicoctlPath: p.calicoctl_path,
+    kubectlPath: p.kubectl_path,
+    kubeconfig: p.kubeconfig,
+    timeoutSeconds: p.command_timeout,
+  };
+}
+
 function absent(client: Live["client"], reason: string): Live {
   return {
     calicoInstalled: false,

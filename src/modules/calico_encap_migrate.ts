@@ -3,7 +3,7 @@
 import optionsSchema from "../../schemas/calico_encap_migrate.options.json" with { type: "json" };
 import { plan } from "../calico/plan.js";
 import { LockRefused } from "../cluster/lock.js";
-import type { ObserveOptions } from "../cluster/observe.js";
+import { observeOptionsFrom } from "../cluster/observe.js";
 import type { CommandRunner } from "../cluster/runner.js";
 import type { CalicoEncapMigrateParams } from "../generated/calico_encap_migrate.options.js";
 import { validate } from "../generated/calico_encap_migrate.options.validator.js";
@@ -20,14 +20,7 @@ export async function runMigrate(
   ctx: ModuleContext<CalicoEncapMigrateParams>,
 ): Promise<ModuleResult> {
   const p = ctx.params;
-  const observeOptions: ObserveOptions = {
-    client: p.datastore_client,
-    datastore: p.datastore,
-    calicoctlPath: p.calicoctl_path,
-    kubectlPath: p.kubectl_path,
-    kubeconfig: p.kubeconfig,
-    timeoutSeconds: p.command_timeout,
-  };
+  const observeOptions = observeOptionsFrom(p);
   const lockSeconds = Math.max(15, 3 * p.wait_sleep) + p.command_timeout;
   const io = realIo(
     runner,

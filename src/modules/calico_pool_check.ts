@@ -5,7 +5,7 @@ import type { CheckOutcome } from "../calico/check.js";
 import { checkPools } from "../calico/check.js";
 import type { CalicoPoolCheckParams } from "../generated/calico_pool_check.options.js";
 import { validate } from "../generated/calico_pool_check.options.validator.js";
-import { observe } from "../cluster/observe.js";
+import { observe, observeOptionsFrom } from "../cluster/observe.js";
 import type { CommandRunner } from "../cluster/runner.js";
 import { mark } from "../timings.js";
 import type { ModuleContext, ModuleDefinition } from "../protocol/module.js";
@@ -18,14 +18,7 @@ export async function runCheck(
   log: (verbosity: number, msg: string) => void = () => undefined,
 ): Promise<CheckOutcome> {
   mark("validated");
-  const live = await observe(runner, {
-    client: p.datastore_client,
-    datastore: p.datastore,
-    calicoctlPath: p.calicoctl_path,
-    kubectlPath: p.kubectl_path,
-    kubeconfig: p.kubeconfig,
-    timeoutSeconds: p.command_timeout,
-  });
+  const live = await observe(runner, observeOptionsFrom(p));
   log(
     2,
     `observed the cluster: ${live.reason}, ${live.pools.length} pool(s), backend ${String(live.configMapBackend)}`,
