@@ -84,13 +84,16 @@ async function calicoObjects(
 }
 
 export async function observe(runner: CommandRunner, o: ObserveOptions): Promise<Live> {
-  const { client, read } = await calicoObjects(runner, o);
+  // Both reads at once: the Kubernetes objects are only used (and their errors only count) when Calico is there.
+  const [calico, kubespray] = await Promise.allSettled([
+    calicoObjects(runner, o),
+    readKubesprayObjects(runner, kubectlBase(o.kubectlPath, o.kubeconfig), o.timeoutSeconds),
+  ]);
+  if (calico.status === "rejected") throw calico.reason;
+  const { client, read } = calico.value;
   if (read.kind === "absent") return absent(client, read.reason);
-  const k8s = await readKubesprayObjects(
-    runner,
-    kubectlBase(o.kubectlPath, o.kubeconfig),
-    o.timeoutSeconds,
-  );
+  if (kubespray.status === "rejected") throw kubespray.reason;
+  const k8s = kubespray.value;
   return {
     calicoInstalled: true,
     reason:

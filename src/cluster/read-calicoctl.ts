@@ -40,7 +40,8 @@ export async function readWithCalicoctl(
   const felixArgv = [calicoctl, "get", "felixconfiguration", "-o", "json"];
   const infoArgv = [calicoctl, "get", "clusterinformation", "default", "-o", "json"];
   const run = (argv: string[]) => runner.run(argv, { timeoutSeconds });
-  const pools = await run(poolsArgv);
+  // All three at once; FelixConfiguration and ClusterInformation only count when there is a pool.
+  const [pools, felix, info] = await Promise.all([run(poolsArgv), run(felixArgv), run(infoArgv)]);
   if (pools.rc === RC_NOT_FOUND) return { kind: "no-calicoctl" };
   if (pools.rc !== 0) {
     const absent = calicoctlAbsence(pools.stderr);
@@ -53,7 +54,6 @@ export async function readWithCalicoctl(
   }
   const poolList = items(decodeKind(poolsArgv, pools.stdout, ["IPPoolList"]));
   if (poolList.length === 0) return { kind: "absent", reason: "the datastore has no IPPool" };
-  const [felix, info] = await Promise.all([run(felixArgv), run(infoArgv)]);
   if (felix.rc !== 0)
     throw DatastoreError.failed(
       felixArgv,
