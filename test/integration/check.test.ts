@@ -42,7 +42,7 @@ describe("calico_pool_check on the lab", function () {
     });
 
     for (const client of ["calicoctl", "kubectl"] as const) {
-      it(`fails with the 2.19 defaults, naming ipipMode, vxlanMode and the backend (${client})`, async () => {
+      it(`fails with Kubespray's current defaults, naming ipipMode, vxlanMode, blockSize and the backend (${client})`, async () => {
         const r = await check(lab, labArgs(lab, client));
         expect(r.failed).to.equal(true);
         expect(r.msg).to.include(
@@ -111,7 +111,7 @@ describe("calico_pool_check on the lab", function () {
     before(async () => {
       lab = await labUp("etcd");
     });
-    it("reads the pools from etcd through calicoctl.sh and fails with the 2.19 defaults", async () => {
+    it("reads the pools from etcd through calicoctl.sh and fails with Kubespray's current defaults", async () => {
       const r = await check(lab, {
         ...labArgs(lab, "calicoctl"),
         datastore: "etcd",

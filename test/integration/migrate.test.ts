@@ -150,6 +150,18 @@ describe("calico_encap_migrate on the lab", function () {
     }
   });
 
+  it("two runs at once: one refuses on the Lease, the other migrates", async () => {
+    const [a, b] = await Promise.all([migrate(lab, TO_VXLAN), migrate(lab, TO_VXLAN)]);
+    const refused = [a, b].filter((r) => r.failed);
+    expect(refused, JSON.stringify([a.msg, b.msg])).to.have.length(1);
+    expect(refused[0]?.msg).to.include(
+      "another calico_encap_migrate run holds Lease kube-system/calico-encap-migrate",
+    );
+    expect([a, b].filter((r) => !r.failed && r.changed)).to.have.length(1);
+    const back = await migrate(lab, TO_IPIP);
+    expect(back.failed, back.msg).to.not.equal(true);
+  });
+
   it("refuses IPIP with backend vxlan before any write, saying why", async () => {
     const before = await resourceVersions(lab);
     const r = await migrate(lab, {
