@@ -93,7 +93,7 @@ async function benchNodes(n: number): Promise<string> {
   );
   const last = result.steps.at(-1)?.seconds ?? NaN;
   const converging = result.steps.reduce((a, s) => a + s.seconds, 0);
-  const standinMiB = standinStatus(lab) as unknown as { standin?: { rssMiB?: number } };
+  const standinMiB = standinStatus(lab);
   const row =
     `${String(n).padStart(4)} nodes: pods ready after ${readyS.toFixed(1)} s; migration ${wallS.toFixed(1)} s wall, ` +
     `${converging.toFixed(1)} s from each write to convergence (${((converging / wallS) * 100).toFixed(0)} % of wall), ` +

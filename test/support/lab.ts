@@ -3,6 +3,7 @@
 import { execa } from "execa";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Status } from "../lab/standin/core.js";
 import { REPO } from "./ansible.js";
 
 export const LAB_SH = join(REPO, "test", "lab", "lab.sh");
@@ -95,27 +96,8 @@ export async function resourceVersions(lab: Lab): Promise<Record<string, string>
   );
 }
 
-export interface StandinStatus {
-  summary: {
-    nodes: number;
-    pods: number;
-    podsReady: number;
-    birdRunning: number;
-    vxlanDevices: number;
-    ipipTunnelAddrs: number;
-    vxlanTunnelAddrs: number;
-  };
-  nodes: Record<
-    string,
-    {
-      podReady: boolean;
-      backend: string;
-      birdRunning: boolean;
-      vxlanDevice: boolean;
-      vxlanTunnelAddr: string | null;
-    }
-  >;
-}
+/** <LAB_STATE>/standin/status.json: the stand-in's Status plus its own process figures. */
+export type StandinStatus = Status & { standin?: { rssMiB?: number } };
 
 export function standinStatus(lab: Lab): StandinStatus {
   return JSON.parse(
