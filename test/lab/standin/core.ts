@@ -697,16 +697,21 @@ export function step(
   // pool, only while BIRD runs on both and their session is up (birdPeerMs after the later start), and only when
   // Felix's IPIP is effectively on at both ends (A encapsulates into tunl0, B decapsulates from it; the lab
   // stands in a plain route for tunl0). BIRD does not pause while Felix restarts.
+  //
+  // A pool with neither IPIP nor VXLAN is routed by BIRD as plain routes (Calico's unencapsulated BGP mode; the
+  // reference names only the IPIP case, this is the judgement the planner also makes): BIRD on both ends is
+  // enough, Felix's IPIP does not matter.
   const bgpRoutes = (a: PodRun): RouteSpec[] => {
     const out: RouteSpec[] = [];
-    if (!a.bird || !a.felix.ipip) return out;
+    if (!a.bird) return out;
     for (const r of dpNodes) {
       if (r.name === a.node || !r.ip) continue;
       const b = active.get(r.name);
-      if (!b?.bird || !b.felix.ipip) continue;
+      if (!b?.bird) continue;
       if (now < Math.max(a.startedAt, b.startedAt) + opt.birdPeerMs) continue;
       for (const p of workloadPools(r)) {
-        if (p.ipipMode === "Never") continue;
+        const plain = p.ipipMode === "Never" && p.vxlanMode === "Never";
+        if (!plain && (p.ipipMode === "Never" || !a.felix.ipip || !b.felix.ipip)) continue;
         const block = blockOf(p, r);
         if (block)
           out.push({ kind: "bgp", block, remoteNode: r.name, remoteUnderlayAddress: r.ip });

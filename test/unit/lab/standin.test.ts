@@ -330,6 +330,20 @@ describe("calico-node stand-in core", () => {
       ]);
     });
 
+    it("an unencapsulated pool is routed by BIRD alone; a VXLAN pool gets no BGP route", () => {
+      const w = new World();
+      w.run(3000);
+      w.felix.find((f) => f.metadata.name === "default")!.spec = { ipipEnabled: false };
+      w.pool().spec = { ...w.pool().spec, ipipMode: "Never", vxlanMode: "Never" };
+      w.run(3000);
+      expect(
+        w.last.dataplane.nodes[0]!.routes.map((r) => `${r.kind} ${r.remoteNode}`),
+      ).to.deep.equal(["bgp node-2", "bgp node-3"]);
+      w.pool().spec = { ...w.pool().spec, vxlanMode: "Always" };
+      w.cycle();
+      expect(w.last.dataplane.nodes[0]!.routes.filter((r) => r.kind === "bgp")).to.deep.equal([]);
+    });
+
     it("fails: BGP routes towards a node only while BIRD runs on both ends", () => {
       const w = new World();
       w.run(3000);
