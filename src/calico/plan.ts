@@ -50,18 +50,25 @@ export function poolsNeedingBgp(pools: readonly Pool[]): string[] {
     .map((p) => p.name);
 }
 
+/**
+ * The backend calico-node pods run with, from the cluster alone. calico-config and the pod template change
+ * together (calico-node reads the backend only at pod start, and only a template change restarts the pods);
+ * when they disagree, a backend switch was interrupted between its two writes and the pods still run what the
+ * template was rendered for.
+ */
+export function podsBackend(obs: ClusterObservation): string {
+  const t = obs.rollout.templateBackend;
+  const configured = runningBackend(obs.live);
+  return t !== null && t !== configured ? t : configured;
+}
+
 /** What keeps the cluster from being at rest: rollout, readiness and tunnel addresses. Empty when settled. */
 export function unsettled(obs: ClusterObservation): string[] {
   const out: string[] = [];
   const r = obs.rollout;
-  const backend = runningBackend(obs.live);
   if (!r.observed || r.updated < r.desired || r.ready < r.desired)
     out.push(
       `calico-node rollout: ${r.updated}/${r.desired} updated, ${r.ready}/${r.desired} ready`,
-    );
-  if (r.templateBackend !== null && r.templateBackend !== backend)
-    out.push(
-      `calico-node template is for backend ${r.templateBackend}, calico-config says ${backend}`,
     );
   const notReady = obs.nodes.filter((n) => !n.calicoNodeReady).map((n) => n.name);
   if (notReady.length) out.push(`calico-node not ready on ${notReady.join(", ")}`);
@@ -114,7 +121,8 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
     steps.push({ title: `Wait for the cluster to settle (${pending.join("; ")})`, write: null });
 
   // The projected cluster after each planned write.
-  let backend = runningBackend(obs.live);
+  let backend = podsBackend(obs);
+  let configured = runningBackend(obs.live);
   let felixDefault: FelixFlags = { ...obs.live.felixDefault };
   let pools = obs.live.pools;
   const felix = (): FelixInputs => ({ ...obs.live, pools, felixDefault });
@@ -129,6 +137,7 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
       write: { kind: "backend", from: backend, backend: "bird" },
     });
     backend = "bird";
+    configured = "bird";
   }
   const enable: { ipipEnabled?: boolean; vxlanEnabled?: boolean } = {};
   if (needIpip && !effectiveFlag(felix(), "ipip").enabled) enable.ipipEnabled = true;
@@ -165,10 +174,7 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
       title: `Unset ${Object.keys(unset).join(" and ")} in FelixConfiguration default (no pool uses it)`,
       write: { kind: "felix", set: unset },
     });
-  if (
-    target.backend !== backend ||
-    (obs.rollout.templateBackend !== null && obs.rollout.templateBackend !== target.backend)
-  )
+  if (target.backend !== backend || target.backend !== configured)
     steps.push({
       title: `Switch calico-config to backend ${target.backend} and roll calico-node`,
       write: { kind: "backend", from: backend, backend: target.backend },

@@ -129,6 +129,22 @@ describe("calico_encap_migrate planner", () => {
     expect(titles[2]).to.match(/Switch IPPool default-pool to ipipMode Always/);
   });
 
+  it("finishes a backend switch interrupted between calico-config and the pod template, before any pool moves", () => {
+    const from = start("VXLAN Always", "vxlan", "explicit");
+    // calico-config already says bird; the template (and so the pods) still run vxlan.
+    const half = { ...from, live: { ...from.live, configMapBackend: "bird" } };
+    const p = plan(half, target("IPIP Always", "bird"));
+    expect(p.ok && p.steps.map((s) => s.write?.kind)).to.deep.equal([
+      "backend",
+      "felix",
+      "pool",
+      "felix",
+    ]);
+    expect(p.ok && p.steps[0]?.write).to.deep.include({ kind: "backend", backend: "bird" });
+    const back = plan(half, target("VXLAN Always", "vxlan"));
+    expect(back.ok && back.steps.map((s) => s.write?.kind)).to.deep.equal(["backend"]);
+  });
+
   it("waits first when a node has not converged, writing nothing", () => {
     const from = start("IPIP Always", "bird", "explicit");
     const stuck = {
