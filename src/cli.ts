@@ -1,34 +1,42 @@
 #!/usr/bin/env node
 // calico-encap's entry point.
 //   calico-encap module <name> <args-file>   Ansible's WANT_JSON protocol (ansible/library wrappers)
+//   calico-encap bridge                      NDJSON on stdin/stdout for the action plugins
+//   calico-encap check|migrate [flags]       for people outside Ansible (--help)
 
 import { mark } from "./timings.js";
-import type { CommandRunner } from "./cluster/runner.js";
-import { LocalRunner } from "./cluster/runner.js";
-import { runModuleMode } from "./protocol/run.js";
 
-const USAGE = "usage: calico-encap module <calico_pool_check|calico_encap_migrate> <args-file>";
-
-/** Each module loads only when asked for, so one module's process does not pay for the other's code. */
-const MODULES: Record<string, (runner: CommandRunner, argsPath: string) => Promise<void>> = {
-  calico_pool_check: async (runner, argsPath) =>
-    runModuleMode(
-      (await import("./modules/calico_pool_check.js")).calicoPoolCheck(runner),
-      argsPath,
-    ),
-  calico_encap_migrate: async (runner, argsPath) =>
-    runModuleMode(
-      (await import("./modules/calico_encap_migrate.js")).calicoEncapMigrate(runner),
-      argsPath,
-    ),
-};
+const USAGE = [
+  "usage: calico-encap check [flags]            compare a cluster with the inventory's settings",
+  "       calico-encap migrate [flags]          move a cluster to another encapsulation",
+  "       calico-encap module <calico_pool_check|calico_encap_migrate> <args-file>",
+  "       calico-encap bridge                   (run by ansible/action_plugins)",
+].join("\n");
 
 async function main(argv: string[]): Promise<void> {
   mark("loaded");
-  const [mode, name, argsPath] = argv;
-  const run = name !== undefined ? MODULES[name] : undefined;
-  if (mode === "module" && run && argsPath !== undefined) {
-    await run(new LocalRunner(), argsPath);
+  const [mode, ...rest] = argv;
+  if (mode === "module" && rest.length === 2) {
+    const [name, argsPath] = rest as [string, string];
+    const { loadModule } = await import("./modules/index.js");
+    const factory = await loadModule(name);
+    if (factory) {
+      const [{ LocalRunner }, { runModuleMode }] = await Promise.all([
+        import("./cluster/runner.js"),
+        import("./protocol/run.js"),
+      ]);
+      await runModuleMode(factory(new LocalRunner()), argsPath);
+      return;
+    }
+  }
+  if (mode === "bridge" && rest.length === 0) {
+    const { runBridge } = await import("./bridge/main.js");
+    await runBridge(process.stdin, process.stdout);
+    return;
+  }
+  if (mode === "check" || mode === "migrate") {
+    const { runHuman } = await import("./human/main.js");
+    process.exitCode = await runHuman(mode, rest);
     return;
   }
   process.stderr.write(`${USAGE}\n`);
