@@ -20,6 +20,7 @@ export function leaseObject(
   nowMs: number,
   durationSeconds: number,
   resourceVersion?: string,
+  acquiredMs: number = nowMs,
 ): object {
   return {
     apiVersion: "coordination.k8s.io/v1",
@@ -32,7 +33,7 @@ export function leaseObject(
     spec: {
       holderIdentity: holder,
       leaseDurationSeconds: durationSeconds,
-      acquireTime: microTime(nowMs),
+      acquireTime: microTime(acquiredMs),
       renewTime: microTime(nowMs),
     },
   };
@@ -59,6 +60,18 @@ export function leaseState(obj: Json): LeaseState {
 
 export class LockRefused extends Error {}
 
+/** The Lease this run held was taken over by another run (this one was too slow to renew it). */
+export class LockLost extends Error {}
+
+/** The resourceVersion of the Lease kubectl printed after writing it ("" when it printed none). */
+function writtenVersion(stdout: string): string {
+  try {
+    return leaseState(JSON.parse(stdout) as Json).resourceVersion;
+  } catch {
+    return "";
+  }
+}
+
 /** A holder "host/pid/nonce" on this host whose process is gone: a killed run, whose Lease is stale. */
 export function holderIsDeadHere(
   holder: string,
@@ -79,6 +92,9 @@ function pidAlive(pid: number): boolean {
 }
 
 export class Lock {
+  /** The Lease as this run last wrote it: renewals replace exactly that version, or find it lost. */
+  private held: { resourceVersion: string; acquiredMs: number } | null = null;
+
   constructor(
     private readonly runner: CommandRunner,
     private readonly kubectl: readonly string[],
@@ -103,7 +119,10 @@ export class Lock {
       "create",
       leaseObject(this.holder, nowMs, this.durationSeconds),
     );
-    if (created.rc === 0) return;
+    if (created.rc === 0) {
+      this.held = { resourceVersion: writtenVersion(created.stdout), acquiredMs: nowMs };
+      return;
+    }
     if (!/AlreadyExists|already exists/.test(created.stderr))
       throw DatastoreError.failed(
         this.ns("create", "-f", "-"),
@@ -128,28 +147,55 @@ export class Lock {
       throw new LockRefused(
         `another calico_encap_migrate run took Lease ${LEASE_NAMESPACE}/${LEASE_NAME} at the same moment; re-run later.`,
       );
+    this.held = { resourceVersion: writtenVersion(taken.stdout), acquiredMs: nowMs };
   }
 
-  async renew(nowMs: number): Promise<void> {
-    const argv = this.ns(
-      "patch",
-      "lease",
-      LEASE_NAME,
-      "--type",
-      "merge",
-      "-p",
-      JSON.stringify({ spec: { renewTime: microTime(nowMs) } }),
-    );
+  private async read(): Promise<LeaseState | null> {
+    const argv = this.ns("get", "lease", LEASE_NAME, "--ignore-not-found", "-o", "json");
     const r = await this.runner.run(argv, { timeoutSeconds: this.timeoutSeconds });
-    if (r.rc !== 0)
-      throw DatastoreError.failed(
-        argv,
-        r,
-        "The lock could not be renewed; the run stops to stay safe.",
-      );
+    if (r.rc !== 0) throw DatastoreError.failed(argv, r, "Check access to Leases in kube-system.");
+    if (r.stdout.trim() === "") return null;
+    return leaseState(decodeKind(argv, r.stdout, ["Lease"]));
   }
 
+  /**
+   * Renews the Lease by replacing the version this run last wrote: if another run took it over
+   * meanwhile (this run was too slow), the replace conflicts and the run stops with LockLost.
+   */
+  async renew(nowMs: number): Promise<void> {
+    const held = this.held;
+    if (held === null) throw new Error("renew() before acquire()");
+    const lease = leaseObject(
+      this.holder,
+      nowMs,
+      this.durationSeconds,
+      held.resourceVersion || undefined,
+      held.acquiredMs,
+    );
+    const r = await this.apply("replace", lease);
+    if (r.rc === 0) {
+      this.held = { ...held, resourceVersion: writtenVersion(r.stdout) };
+      return;
+    }
+    if (/Conflict|has been modified|NotFound|not found/.test(r.stderr)) {
+      const now = await this.read().catch(() => null);
+      throw new LockLost(
+        `Lease ${LEASE_NAMESPACE}/${LEASE_NAME} is no longer held by this run (holder now ${now?.holder ?? "none"}): another run may be migrating; this run stopped before its next write. Re-run when that run is finished.`,
+      );
+    }
+    throw DatastoreError.failed(
+      this.ns("replace", "-f", "-"),
+      r,
+      "The lock could not be renewed; the run stops to stay safe.",
+    );
+  }
+
+  /** Deletes the Lease if this run still holds it; a Lease another run took over stays. */
   async release(): Promise<void> {
+    if (this.held === null) return;
+    const current = await this.read();
+    this.held = null;
+    if (current === null || current.holder !== this.holder) return;
     await this.runner.run(this.ns("delete", "lease", LEASE_NAME, "--ignore-not-found"), {
       timeoutSeconds: this.timeoutSeconds,
     });

@@ -1,11 +1,13 @@
 // One poll of everything calico_encap_migrate decides and waits on: the check's view of Calico, the nodes'
-// tunnel addresses and the calico-node rollout. A fixed number of processes per poll, whatever the node count.
+// tunnel addresses and the calico-node rollout. A fixed number of processes per poll, whatever the node count:
+// the check's reads (3 calicoctl or 1 kubectl, and calico-config with the calico-node DaemonSet), the nodes,
+// and the calico-node pods.
 
 import type { ClusterObservation } from "../calico/observation.js";
 import { decodeKind, items } from "./decode.js";
 import { DatastoreError } from "./errors.js";
 import type { ObserveOptions } from "./observe.js";
-import { observe } from "./observe.js";
+import { observeWithObjects } from "./observe.js";
 import { parseNode, parseRollout, readyNodes } from "./parse-migration.js";
 import { kubectlBase } from "./read-kubectl.js";
 import type { CommandRunner } from "./runner.js";
@@ -25,30 +27,28 @@ export async function observeForMigration(
   runner: CommandRunner,
   o: ObserveOptions,
 ): Promise<ClusterObservation> {
-  const live = await observe(runner, o);
+  const { live, daemonSet } = await observeWithObjects(runner, o);
   const base = kubectlBase(o.kubectlPath, o.kubeconfig);
   const nodesArgv =
     live.client === "calicoctl"
       ? [o.calicoctlPath, "get", "nodes", "-o", "json"]
       : [...base, "get", "nodes", "-o", "json"];
-  const calicoNodeArgv = [
+  const podsArgv = [
     ...base,
     "--namespace",
     "kube-system",
     "get",
-    "daemonsets,pods",
+    "pods",
     "--selector",
     "k8s-app=calico-node",
     "-o",
     "json",
   ];
-  const [nodeList, calicoNode] = await Promise.all([
+  const [nodeList, pods] = await Promise.all([
     run(runner, nodesArgv, ["NodeList", "List"], o.timeoutSeconds),
-    run(runner, calicoNodeArgv, ["List"], o.timeoutSeconds),
+    run(runner, podsArgv, ["PodList", "List"], o.timeoutSeconds),
   ]);
-  const objects = items(calicoNode);
-  const daemonSet = objects.find((x) => x.kind === "DaemonSet");
-  const ready = readyNodes(objects.filter((x) => x.kind === "Pod"));
+  const ready = readyNodes(items(pods).filter((x) => x.kind === "Pod"));
   return {
     live,
     nodes: items(nodeList).map((n) => {

@@ -1,6 +1,7 @@
 // Observing the live cluster: choose calicoctl or kubectl, read everything once, and build Live.
 
 import type { Live } from "../calico/model.js";
+import type { Json } from "./decode.js";
 import { DatastoreError } from "./errors.js";
 import { backendFromConfigMap, nodeEnvFromDaemonSet } from "./parse-k8s.js";
 import type { CalicoObjects } from "./read-calicoctl.js";
@@ -83,7 +84,20 @@ async function calicoObjects(
   return { client: "kubectl", read };
 }
 
+/** Live, and the calico-node DaemonSet it was read from (the migration's rollout reads it too). */
+export interface Observed {
+  live: Live;
+  daemonSet: Json | undefined;
+}
+
 export async function observe(runner: CommandRunner, o: ObserveOptions): Promise<Live> {
+  return (await observeWithObjects(runner, o)).live;
+}
+
+export async function observeWithObjects(
+  runner: CommandRunner,
+  o: ObserveOptions,
+): Promise<Observed> {
   // Both reads at once: the Kubernetes objects are only used (and their errors only count) when Calico is there.
   const [calico, kubespray] = await Promise.allSettled([
     calicoObjects(runner, o),
@@ -91,10 +105,10 @@ export async function observe(runner: CommandRunner, o: ObserveOptions): Promise
   ]);
   if (calico.status === "rejected") throw calico.reason;
   const { client, read } = calico.value;
-  if (read.kind === "absent") return absent(client, read.reason);
+  if (read.kind === "absent") return { live: absent(client, read.reason), daemonSet: undefined };
   if (kubespray.status === "rejected") throw kubespray.reason;
   const k8s = kubespray.value;
-  return {
+  const live: Live = {
     calicoInstalled: true,
     reason:
       k8s === null
@@ -105,4 +119,5 @@ export async function observe(runner: CommandRunner, o: ObserveOptions): Promise
     configMapBackend: backendFromConfigMap(k8s?.configMap),
     nodeEnv: nodeEnvFromDaemonSet(k8s?.daemonSet),
   };
+  return { live, daemonSet: k8s?.daemonSet };
 }

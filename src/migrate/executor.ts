@@ -6,6 +6,7 @@ import type { ClusterObservation, Target } from "../calico/observation.js";
 import type { Step, Write } from "../calico/plan.js";
 import { plan, runningBackend, unsettled } from "../calico/plan.js";
 import type { Backend } from "../calico/model.js";
+import { LockLost } from "../cluster/lock.js";
 
 export interface Clock {
   now(): number;
@@ -185,6 +186,9 @@ export async function migrate(
       );
     }
     return { changed: steps.length > 0, steps, initial, final: await io.observe() };
+  } catch (e) {
+    if (e instanceof LockLost) throw new MigrationFailed(e.message, steps, false);
+    throw e;
   } finally {
     await io.lock.release();
   }
