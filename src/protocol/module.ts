@@ -23,7 +23,7 @@ export interface ModuleContext<P> {
   noLog: boolean;
   moduleName: string;
   ansibleVersion: string | null;
-  /** Log a line (to stderr in module mode, to the bridge later), shown at verbosity >= n. */
+  /** Log a line (to stderr in module mode, a log op under the bridge), shown at verbosity >= n. */
   log(verbosity: number, msg: string): void;
 }
 
@@ -49,6 +49,13 @@ export interface ModuleDefinition<P> {
   run(ctx: ModuleContext<P>): Promise<ModuleResult>;
 }
 
+/**
+ * Where a module's log lines go: stderr in module mode, log ops under the bridge. It receives only
+ * the lines to show (verbosity and no_log already applied, no_log values masked) and the verbosity
+ * each one asked for.
+ */
+export type LogSink = (msg: string, verbosity: number) => void;
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -63,12 +70,12 @@ function errorText(error: unknown): { msg: string; stack: string | undefined } {
 function makeLogger(
   internals: AnsibleInternals,
   secrets: readonly string[],
-  sink: ((msg: string) => void) | undefined,
+  sink: LogSink | undefined,
 ): (verbosity: number, msg: string) => void {
   return (verbosity, msg) => {
     if (sink === undefined || internals.noLog || internals.verbosity < verbosity) return;
     try {
-      sink(maskText(msg, secrets));
+      sink(maskText(msg, secrets), verbosity);
     } catch {
       // A failing log sink must not fail the module.
     }
@@ -78,7 +85,7 @@ function makeLogger(
 async function runDefinition<P>(
   def: ModuleDefinition<P>,
   rawArgs: unknown,
-  log: ((msg: string) => void) | undefined,
+  log: LogSink | undefined,
 ): Promise<Record<string, unknown>> {
   const specs = optionSpecs(def.optionsSchema);
   if (!isPlainObject(rawArgs)) {
@@ -146,7 +153,7 @@ async function runDefinition<P>(
 export async function executeModule<P>(
   def: ModuleDefinition<P>,
   rawArgs: unknown,
-  log?: (msg: string) => void,
+  log?: LogSink,
 ): Promise<Record<string, unknown>> {
   try {
     return await runDefinition(def, rawArgs, log);

@@ -17,7 +17,7 @@ export interface ModuleModeIo {
 type ConsoleMethod = "log" | "info" | "debug";
 
 /** Send console.log/info/debug to the log function while fn runs, so stdout holds only JSON. */
-async function withConsoleOnStderr<T>(
+export async function withConsoleOnStderr<T>(
   log: (msg: string) => void,
   fn: () => Promise<T>,
 ): Promise<T> {

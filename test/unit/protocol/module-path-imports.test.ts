@@ -2,15 +2,18 @@
 // never Ajv (the options validator is precompiled), and execa only once a command runs.
 
 import { expect } from "chai";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
+import type { ExecMessage } from "../../../src/bridge/protocol.js";
 import { REPO } from "../../support/ansible.js";
 import { live218 } from "../../support/builders.js";
 import { calicoctlScript, kubectlScript } from "../../support/calico-json.js";
 import { fakeTools } from "../../support/fake-commands.js";
+import { scriptAnswerer } from "../bridge/helpers/fake-plugin.js";
 
 const CLI = join(REPO, "dist", "src", "cli.js");
 
@@ -100,6 +103,51 @@ describe("packages loaded on the module path", function () {
       `(await import(${JSON.stringify(ajv)})).createAjv(); await import("execa");`,
     ]);
     expect(packages).to.include.members(["ajv", "execa"]);
+  });
+
+  it("loads neither execa nor Ajv under the bridge, whose commands the plugin runs", async () => {
+    const log = join(dir, `loaded-${++run}.log`);
+    const preload = await writeTracker(dir, log);
+    const live = live218();
+    const answer = scriptAnswerer({
+      "calicoctl.sh": calicoctlScript(live),
+      kubectl: kubectlScript(live, "/etc/kubernetes/admin.conf"),
+    });
+    const child = spawn(
+      process.execPath,
+      ["--import", pathToFileURL(preload).href, CLI, "bridge"],
+      {
+        cwd: REPO,
+        stdio: ["pipe", "pipe", "inherit"],
+      },
+    );
+    let result: Record<string, unknown> | undefined;
+    let execs = 0;
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      const m = JSON.parse(line) as Record<string, unknown>;
+      if (m.op === "result") result = m.result as Record<string, unknown>;
+      if (m.op !== "exec") return;
+      execs++;
+      const exec = m as unknown as ExecMessage;
+      const a = answer(exec) ?? {};
+      child.stdin.write(
+        `${JSON.stringify({ op: "exec_result", id: exec.id, rc: a.rc ?? 0, stdout: a.stdout ?? "", stderr: a.stderr ?? "" })}\n`,
+      );
+    });
+    const args = {
+      ipip_mode: "Always",
+      vxlan_mode: "Never",
+      network_backend: "bird",
+      pool_blocksize: 24,
+    };
+    child.stdin.write(`${JSON.stringify({ op: "run", module: "calico_pool_check", args })}\n`);
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    expect(code).to.equal(0);
+    expect(result?.msg).to.equal("The inventory matches the live Calico configuration.");
+    expect(execs).to.be.greaterThan(2);
+    const packages = await packagesIn(log);
+    expect(packages).not.to.include("execa");
+    expect(packages).not.to.include("ajv");
   });
 
   it("loads no package when the options are rejected", async () => {
