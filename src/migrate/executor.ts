@@ -6,6 +6,7 @@ import type { ClusterObservation, Target } from "../calico/observation.js";
 import type { Step, Write } from "../calico/plan.js";
 import { plan, runningBackend, unsettled } from "../calico/plan.js";
 import type { Backend } from "../calico/model.js";
+import { missingTunnels } from "../calico/tunnels.js";
 import { LockLost } from "../cluster/lock.js";
 
 export interface Clock {
@@ -57,7 +58,17 @@ export function targetOf(obs: ClusterObservation, names: readonly string[]): Tar
   };
 }
 
-/** Waits until nothing is pending on two polls in a row, the first a wait_sleep after the write. */
+/** Nodes whose calico-node is ready and that have every tunnel address their pools need. */
+function convergedNodes(obs: ClusterObservation): number {
+  return obs.nodes.filter(
+    (n) => n.calicoNodeReady && missingTunnels(obs.live.pools, [n]).length === 0,
+  ).length;
+}
+
+/**
+ * Waits until nothing is pending on two polls in a row, the first a wait_sleep after the write.
+ * Logs each poll at -v: "<label>: 2 of 3 nodes converged (12 s); waiting for ...".
+ */
 async function settle(
   io: MigrationIo,
   o: WaitOptions,
@@ -73,10 +84,10 @@ async function settle(
     await io.lock.renew(io.clock.now());
     obs = await io.observe();
     pending = unsettled(obs);
-    const ready = obs.nodes.filter((n) => n.calicoNodeReady).length;
+    const seconds = Math.round((io.clock.now() - start) / 1000);
     io.log(
       1,
-      `${label}: ${ready}/${obs.nodes.length} nodes ready${pending.length ? `; waiting for ${pending.join("; ")}` : ""}`,
+      `${label}: ${convergedNodes(obs)} of ${obs.nodes.length} nodes converged (${seconds} s)${pending.length ? `; waiting for ${pending.join("; ")}` : ""}`,
     );
     calm = pending.length === 0 ? calm + 1 : 0;
     if (calm >= 2) return { obs, pending };
@@ -89,6 +100,7 @@ async function drive(
   target: Target,
   o: WaitOptions,
   done: StepDone[],
+  /** "" going forward, "rollback " going back. */
   label: string,
 ): Promise<{ ok: true } | { ok: false; pending: string[]; step: string }> {
   for (let i = 0; i < 20; i++) {
@@ -97,12 +109,14 @@ async function drive(
     if (!p.ok) throw new MigrationFailed(p.reason, done, false);
     const step: Step | undefined = p.steps.find((s) => s.write !== null) ?? p.steps[0];
     if (!step) return { ok: true };
+    const writes = p.steps.filter((s) => s.write !== null).length;
+    const stepLabel = `${label}step ${done.length + 1}/${done.length + Math.max(writes, 1)} '${step.title}'`;
     const t0 = io.clock.now();
     if (step.write) {
-      io.log(1, `${label}: ${step.title}`);
+      io.log(1, `${stepLabel}: writing`);
       await io.write(step.write);
     }
-    const settled = await settle(io, o, step.title);
+    const settled = await settle(io, o, stepLabel);
     if (settled.pending.length) return { ok: false, pending: settled.pending, step: step.title };
     if (step.write)
       done.push({ title: step.title, write: step.write, seconds: (io.clock.now() - t0) / 1000 });
@@ -130,7 +144,7 @@ async function restoreFelix(
   const t0 = io.clock.now();
   const write: Write = { kind: "felix", set };
   await io.write(write);
-  await settle(io, o, "Restoring FelixConfiguration default");
+  await settle(io, o, "rollback: restoring FelixConfiguration default");
   done.push({
     title: "Restore FelixConfiguration default as it was",
     write,
@@ -154,7 +168,7 @@ export async function migrate(
   await io.lock.acquire(io.clock.now());
   const steps: StepDone[] = [];
   try {
-    const before = await settle(io, o, "Before the first write");
+    const before = await settle(io, o, "before the first write");
     if (before.pending.length)
       throw new MigrationFailed(
         `the cluster did not settle within wait_timeout before any change (${before.pending.join("; ")}); nothing was written. Fix those nodes, then re-run.`,
@@ -162,7 +176,7 @@ export async function migrate(
         false,
       );
     const initial = before.obs;
-    const forward = await drive(io, target, o, steps, "Migrating");
+    const forward = await drive(io, target, o, steps, "");
     if (!forward.ok) {
       const back: StepDone[] = [];
       const undo = await drive(
@@ -173,7 +187,7 @@ export async function migrate(
         ),
         o,
         back,
-        "Rolling back",
+        "rollback ",
       );
       if (undo.ok) await restoreFelix(io, initial, o, back);
       const verdict = undo.ok

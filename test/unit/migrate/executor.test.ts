@@ -96,7 +96,10 @@ describe("calico_encap_migrate executor", () => {
     expect(run.final.live.configMapBackend).to.equal("vxlan");
     expect(run.steps.every((s) => s.seconds >= 2 * WAIT.waitSleepSeconds)).to.equal(true);
     expect(io.held).to.equal(null);
-    expect(io.logs.some((l) => /3\/3 nodes ready/.test(l))).to.equal(true);
+    expect(io.logs.some((l) => /3 of 3 nodes converged/.test(l))).to.equal(true);
+    const progress = io.logs.filter((l) => /^step 2\/4 'Switch IPPool default-pool/.test(l));
+    expect(progress.length, io.logs.join("\n")).to.be.greaterThan(1);
+    expect(progress[1], progress.join("\n")).to.match(/': [0-3] of 3 nodes converged \(\d+ s\)/);
   });
 
   it("reports no change on a second run", async () => {
