@@ -1,0 +1,85 @@
+// Running this repository's playbooks (ansible/playbooks) with the real ansible-playbook against an inventory,
+// and reading the play recap.
+
+import { execa } from "execa";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { ansibleEnv, REPO } from "./ansible.js";
+
+export const PLAYBOOKS = join(REPO, "ansible", "playbooks");
+
+/** Whether the action plugins (bridge mode) are there; without them the modules run in module mode. */
+export function bridgeInstalled(): boolean {
+  return ["calico_pool_check", "calico_encap_migrate"].every((m) =>
+    existsSync(join(REPO, "ansible", "action_plugins", `${m}.py`)),
+  );
+}
+
+/**
+ * Extra vars that let the modules run: none through the action plugins; in module mode, the backend of this
+ * checkout (the target shares the controller's file system in the lab) through the role's environment.
+ */
+export function backendVars(): Record<string, unknown> {
+  return bridgeInstalled()
+    ? {}
+    : { calico_encap_environment: { CALICO_ENCAP_BACKEND: join(REPO, "dist", "src", "cli.js") } };
+}
+
+export interface Recap {
+  ok: number;
+  changed: number;
+  unreachable: number;
+  failed: number;
+  skipped: number;
+}
+
+export interface PlaybookRun {
+  exitCode: number;
+  output: string;
+  /** The PLAY RECAP line of each host. */
+  recap: Record<string, Recap>;
+}
+
+export function parseRecap(output: string): Record<string, Recap> {
+  const recap: Record<string, Recap> = {};
+  const tail = output.slice(output.lastIndexOf("PLAY RECAP"));
+  for (const m of tail.matchAll(
+    /^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)\s+skipped=(\d+)/gm,
+  )) {
+    const [ok, changed, unreachable, failed, skipped] = m.slice(2).map(Number);
+    recap[m[1] as string] = {
+      ok: ok ?? 0,
+      changed: changed ?? 0,
+      unreachable: unreachable ?? 0,
+      failed: failed ?? 0,
+      skipped: skipped ?? 0,
+    };
+  }
+  return recap;
+}
+
+/** ansible-playbook -i INVENTORY ansible/playbooks/NAME.yml -e '<json>' [args]. */
+export async function runPlaybook(
+  name: string,
+  inventory: string,
+  options: {
+    extraVars?: Record<string, unknown>;
+    args?: string[];
+    env?: Record<string, string>;
+  } = {},
+): Promise<PlaybookRun> {
+  const vars = { ...backendVars(), ...options.extraVars };
+  const r = await execa(
+    join(REPO, ".venv", "bin", "ansible-playbook"),
+    [
+      "-i",
+      inventory,
+      join(PLAYBOOKS, `${name}.yml`),
+      ...(Object.keys(vars).length ? ["-e", JSON.stringify(vars)] : []),
+      ...(options.args ?? []),
+    ],
+    { reject: false, cwd: REPO, env: ansibleEnv(options.env), all: true },
+  );
+  const output = r.all ?? "";
+  return { exitCode: r.exitCode ?? -1, output, recap: parseRecap(output) };
+}
