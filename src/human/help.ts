@@ -68,7 +68,7 @@ export function helpText(
     ...wrap(`${summary} (the ${MODULE_OF[mode]} module, outside Ansible).`, ""),
     ...(first ? ["", ...wrap(first, "")] : []),
     "",
-    "Options (the module's options; a flag overrides --vars, which overrides the default):",
+    "Options (a flag overrides --vars, which overrides the default):",
     ...flags.flatMap(optionEntry),
     "",
     "Flags:",

@@ -34,7 +34,7 @@ function verdict(r: CheckResult, style: Style): string {
 
 /** `migrateCommand`: the calico-encap migrate command line for the module's migration hint. */
 export function renderCheck(
-  result: Record<string, unknown>,
+  result: object,
   style: Style,
   migrateCommand: string | null = null,
 ): string {

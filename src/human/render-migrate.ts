@@ -70,7 +70,7 @@ function warnings(r: MigrateResult, style: Style): string[] {
 }
 
 /** Printed before the run: where the cluster is, where it goes, the steps planned. */
-export function renderPlan(result: Record<string, unknown>, style: Style): string {
+export function renderPlan(result: object, style: Style): string {
   const r = result as MigrateResult;
   if (r.failed === true) return failure(r, style).join("\n") + "\n";
   const plan = r.plan ?? [];
@@ -84,11 +84,7 @@ export function renderPlan(result: Record<string, unknown>, style: Style): strin
 }
 
 /** Printed after the run (or alone with --check). */
-export function renderMigrate(
-  result: Record<string, unknown>,
-  style: Style,
-  check: boolean,
-): string {
+export function renderMigrate(result: object, style: Style, check: boolean): string {
   const r = result as MigrateResult;
   if (r.failed === true) return [...failure(r, style), ...warnings(r, style)].join("\n") + "\n";
   const lines: string[] = [];
