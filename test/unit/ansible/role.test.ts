@@ -1,0 +1,134 @@
+// The calico_encap role against the schemas: the one mapping in vars/main.yml names each option's Kubespray
+// variable (x-kubespray-variable) with Kubespray's default (the schema's default), the task files pass every
+// option of their module from it, meta/argument_specs.yml declares every input with the same type, choices and
+// default, and the README's table is the one tools/role-mapping.ts makes.
+
+import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { JsonSchemaObject } from "../../../src/protocol/json-schema.js";
+import { loadModuleSchemas } from "../../../tools/module-schemas.js";
+import { repoRoot } from "../../../tools/paths.js";
+import type { MappingRow } from "../../../tools/role-mapping.js";
+import { loadRoleMapping, mappingTable, readRoleYaml } from "../../../tools/role-mapping.js";
+
+interface Spec {
+  type?: string;
+  choices?: unknown[];
+  default?: unknown;
+  elements?: string;
+  description?: string[];
+}
+type EntryPoint = { options: Record<string, Spec> };
+
+const ENTRY_POINTS: Record<string, { module: string; tasks: string }> = {
+  main: { module: "calico_pool_check", tasks: "preflight.yml" },
+  preflight: { module: "calico_pool_check", tasks: "preflight.yml" },
+  migrate: { module: "calico_encap_migrate", tasks: "migrate.yml" },
+};
+
+const ANSIBLE_TYPE: Record<string, string> = {
+  string: "str",
+  integer: "int",
+  boolean: "bool",
+  array: "list",
+};
+
+interface Property {
+  type: string;
+  enum?: unknown[];
+  default?: unknown;
+  "x-kubespray-variable"?: string;
+}
+
+describe("the calico_encap role against the schemas", () => {
+  let rows: MappingRow[];
+  let schemas: Record<string, JsonSchemaObject>;
+  let specs: Record<string, EntryPoint>;
+  const props = (module: string): Record<string, Property> =>
+    schemas[module]?.properties as Record<string, Property>;
+  before(async () => {
+    rows = await loadRoleMapping(repoRoot);
+    schemas = Object.fromEntries(
+      (await loadModuleSchemas(repoRoot)).map((m) => [m.name, m.options]),
+    );
+    specs = (readRoleYaml(repoRoot, "meta/argument_specs.yml") as {
+      argument_specs: Record<string, EntryPoint>;
+    }).argument_specs;
+  });
+
+  it("maps every option that names a Kubespray variable from that variable, with the schema's default", () => {
+    let checked = 0;
+    for (const module of Object.keys(schemas))
+      for (const [option, p] of Object.entries(props(module))) {
+        const variable = p["x-kubespray-variable"];
+        if (!variable) continue;
+        const row = rows.find((r) => r.option === option);
+        expect(row?.variables[0], option).to.equal(variable);
+        expect(row?.fallback, option).to.deep.equal(p.default);
+        checked++;
+      }
+    expect(checked).to.be.greaterThan(15);
+  });
+
+  it("gives the role's own variables the schema's defaults where they are not templates", () => {
+    for (const r of rows.filter((x) => x.roleDefault !== undefined)) {
+      const module = r.modules[0] as string;
+      const d = r.roleDefault;
+      if (typeof d === "string" && d.includes("{{")) continue;
+      expect(d, r.option).to.deep.equal(props(module)[r.option]?.default);
+    }
+  });
+
+  it("passes every option of each module from the mapping, and nothing else", () => {
+    for (const { module, tasks } of Object.values(ENTRY_POINTS)) {
+      const file = readRoleYaml(repoRoot, `tasks/${tasks}`) as Record<string, unknown>[];
+      const task = file.find((t) => module in t);
+      const args = task?.[module] as Record<string, string>;
+      expect(Object.keys(args).sort(), tasks).to.deep.equal(Object.keys(props(module)).sort());
+      for (const [option, value] of Object.entries(args))
+        expect(value, `${tasks} ${option}`).to.equal(`{{ calico_encap_options.${option} }}`);
+      expect(task).to.include({ run_once: true, delegate_to: "{{ groups['kube_control_plane'][0] }}" });
+    }
+    expect(rows.every((r) => r.modules.length > 0)).to.equal(true);
+  });
+
+  it("declares every input of each entry point with the schema's type, choices and default", () => {
+    expect(specs.main).to.deep.equal(specs.preflight);
+    for (const [entry, { module }] of Object.entries(ENTRY_POINTS)) {
+      const options = specs[entry]?.options ?? {};
+      const inputs = rows.filter((r) => r.modules.includes(module)).flatMap((r) => r.variables);
+      // Inputs outside the mapping: the paths defaults/main.yml builds on, the task's environment, the action
+      // plugins' own variables, and the preflight's condition.
+      const extra = [
+        "bin_dir",
+        "kube_config_dir",
+        "calico_encap_environment",
+        "calico_encap_mode",
+        "calico_encap_bridge_idle_timeout",
+        ...(module === "calico_pool_check" ? ["kube_network_plugin"] : []),
+      ];
+      expect(Object.keys(options).sort(), entry).to.deep.equal([...inputs, ...extra].sort());
+      for (const r of rows.filter((x) => x.modules.includes(module))) {
+        const p = props(module)[r.option] as Property;
+        for (const variable of r.variables) {
+          const spec = options[variable] as Spec;
+          expect(spec.type, variable).to.equal(ANSIBLE_TYPE[p.type]);
+          if (p.enum) expect(spec.choices, variable).to.deep.equal(p.enum);
+          expect(spec.description?.join(" "), variable).to.match(/\w/);
+        }
+        // The variable the fallback belongs to declares it as its default.
+        const last = r.variables[r.variables.length - 1] as string;
+        const d = r.fallback !== undefined ? r.fallback : r.roleDefault;
+        if (!(typeof d === "string" && d.includes("{{")))
+          expect(options[last]?.default, last).to.deep.equal(d);
+      }
+    }
+  });
+
+  it("README's mapping table is the one tools/role-mapping.ts makes (node dist/tools/role-mapping.js)", () => {
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+    const m = /<!-- role-mapping:begin -->\n([\s\S]*?)\n<!-- role-mapping:end -->/.exec(readme);
+    expect(m?.[1], "the table between the role-mapping markers").to.equal(mappingTable(rows));
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * The calico_encap role's mapping from Kubespray's variables to the modules' options, read from the one place it
+ * is written (ansible/roles/calico_encap/vars/main.yml, with the role's own defaults from defaults/main.yml), and
+ * the README table made from it. `node dist/tools/role-mapping.js` prints the table; a unit test keeps the
+ * README's copy, the task files, the argument specs and the schemas in step with it.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parse } from "yaml";
+import { loadModuleSchemas } from "./module-schemas.js";
+import { repoRoot } from "./paths.js";
+
+export const ROLE_DIR = "ansible/roles/calico_encap";
+
+export interface MappingRow {
+  /** The module option. */
+  option: string;
+  /** The variable the option is read from, then the variables it falls back to. */
+  variables: string[];
+  /** The literal used when every variable is undefined; undefined when a role default (defaults/main.yml) applies. */
+  fallback?: unknown;
+  /** The role default's text, for the role's own variables. */
+  roleDefault?: unknown;
+  /** The option is the negation of the variable (fail_on_mismatch = not ignore_assert_errors). */
+  negated: boolean;
+  /** The modules that take the option. */
+  modules: string[];
+}
+
+interface Parsed {
+  variables: string[];
+  fallback?: unknown;
+  negated: boolean;
+}
+
+const LITERALS = new Set(["true", "false", "null"]);
+
+/** One Jinja expression of vars/main.yml: `var | default(...)`, `not (... | bool)`, a variable or a literal. */
+function parseExpression(expr: string): Parsed {
+  const negated = /^not \((.+) \| bool\)$/.exec(expr);
+  if (negated?.[1]) return { ...parseExpression(negated[1]), negated: true };
+  const defaulted = /^([a-z_]\w*) \| default\((.+)\)$/.exec(expr);
+  if (defaulted?.[1] && defaulted[2]) {
+    const inner = parseExpression(defaulted[2]);
+    return { ...inner, variables: [defaulted[1], ...inner.variables] };
+  }
+  if (/^[a-z_]\w*$/.test(expr) && !LITERALS.has(expr)) return { variables: [expr], negated: false };
+  return { variables: [], fallback: parse(expr) as unknown, negated: false };
+}
+
+export function readRoleYaml(root: string, path: string): unknown {
+  return parse(readFileSync(join(root, ROLE_DIR, path), "utf8")) as unknown;
+}
+
+export async function loadRoleMapping(root = repoRoot): Promise<MappingRow[]> {
+  const { calico_encap_options: options } = readRoleYaml(root, "vars/main.yml") as {
+    calico_encap_options: Record<string, string>;
+  };
+  const defaults = readRoleYaml(root, "defaults/main.yml") as Record<string, unknown>;
+  const schemas = await loadModuleSchemas(root);
+  return Object.entries(options).map(([option, template]) => {
+    const expr = /^\{\{ (.+) \}\}$/.exec(template)?.[1];
+    if (!expr)
+      throw new Error(
+        `${ROLE_DIR}/vars/main.yml: ${option} is not one Jinja expression: ${template}`,
+      );
+    const parsed = parseExpression(expr);
+    const [first] = parsed.variables;
+    return {
+      option,
+      ...parsed,
+      ...(first !== undefined && Object.hasOwn(defaults, first)
+        ? { roleDefault: defaults[first] }
+        : {}),
+      modules: schemas
+        .filter((s) => Object.hasOwn(s.options.properties, option))
+        .map((s) => s.name),
+    };
+  });
+}
+
+const code = (v: unknown): string =>
+  `\`${(typeof v === "string" ? v : JSON.stringify(v)).replaceAll("|", "\\|")}\``;
+
+/** The README table: one row per option, in the order of vars/main.yml. */
+export function mappingTable(rows: MappingRow[]): string {
+  const modules = ["calico_pool_check", "calico_encap_migrate"];
+  const lines = [
+    `| variable | when undefined | ${modules.join(" | ")} |`,
+    `|---|---|${modules.map(() => "---|").join("")}`,
+  ];
+  for (const r of rows) {
+    const variable = r.variables.map(code).join(", else ");
+    const fallback = code(r.fallback !== undefined ? r.fallback : r.roleDefault);
+    const cells = modules.map((m) =>
+      r.modules.includes(m) ? `${code(r.option)}${r.negated ? " (negated)" : ""}` : "",
+    );
+    lines.push(`| ${variable} | ${fallback} | ${cells.join(" | ")} |`);
+  }
+  return lines.join("\n");
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.stdout.write(`${mappingTable(await loadRoleMapping())}\n`);
+}
