@@ -1,0 +1,306 @@
+# -*- coding: utf-8 -*-
+# Copyright: calico-encap contributors
+# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+"""The controller side of the calico-encap bridge, shared by ansible/action_plugins/calico_pool_check.py
+and calico_encap_migrate.py.
+
+It holds no decisions. It starts ``calico-encap bridge`` on the controller, sends it the task's args
+and Ansible's ``_ansible_*`` settings, runs each command the backend asks for on the target through
+the task's connection (become honoured, a timeout enforced on the target with coreutils ``timeout``),
+shows the backend's log lines at their verbosity while the task runs, and returns its result.
+Protocol: newline-delimited JSON, see src/bridge/protocol.ts.
+
+It lives in plugin_utils (the collections' place for code shared by controller plugins) rather than in
+action_plugins, where Ansible would take it for an action plugin, or module_utils, which Ansible ships
+to targets. The plugins load it by path from ../plugin_utils relative to their own (real) file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shlex
+import shutil
+import subprocess
+import threading
+from collections import deque
+
+from ansible.errors import AnsibleError
+from ansible.module_utils.common.text.converters import to_text
+from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
+from ansible.vars.clean import remove_internal_keys
+
+try:  # ansible-core >= 2.19: the encoders Ansible uses for modules' args and results
+    from ansible.module_utils.common.json import Direction, get_module_decoder, get_module_encoder
+
+    ARGS_ENCODER = get_module_encoder("legacy", Direction.CONTROLLER_TO_MODULE)
+    RESULT_DECODER = get_module_decoder("legacy", Direction.MODULE_TO_CONTROLLER)
+except ImportError:  # older ansible-core
+    from ansible.module_utils.common.json import AnsibleJSONEncoder as ARGS_ENCODER
+
+    RESULT_DECODER = json.JSONDecoder
+
+display = Display()
+
+BACKEND_ENV = "CALICO_ENCAP_BACKEND"
+BACKEND_COMMAND = "calico-encap"
+# Seconds without any message from the backend (while no command runs on the target) before it counts as hung.
+DEFAULT_IDLE_TIMEOUT = 300
+# Seconds between timeout's TERM and KILL for a command that overran its timeout.
+KILL_AFTER = 5
+# Seconds the backend may take to exit after its result before it is stopped.
+EXIT_GRACE = 5
+STDERR_TAIL_CHARS = 4000
+EXCERPT_CHARS = 200
+
+
+class BridgeFailure(Exception):
+    """The bridge could not produce a result; the message says what was observed and what to do."""
+
+
+def _excerpt(text):
+    return repr(text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "...")
+
+
+def find_backend(plugin_file, module):
+    """argv that starts the backend: CALICO_ENCAP_BACKEND, else calico-encap on PATH, else the repository's build."""
+    configured = os.environ.get(BACKEND_ENV)
+    if configured:
+        candidates = [(configured, "%s=%s" % (BACKEND_ENV, configured))]
+    else:
+        on_path = shutil.which(BACKEND_COMMAND)
+        repo_cli = os.path.join(
+            os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(plugin_file)))), "dist", "src", "cli.js"
+        )
+        candidates = [(on_path, "calico-encap on PATH")] if on_path else []
+        candidates.append((repo_cli, "the repository's build %s" % repo_cli))
+    advice = (
+        "Install calico-encap on the controller (Node.js >= 20; `npm install -g calico-encap`, or `make setup` in its"
+        " repository) and put it on PATH or its cli.js in %s; or set calico_encap_mode: module to run the module on"
+        " hosts that have the backend installed." % BACKEND_ENV
+    )
+    observed = []
+    for path, label in candidates:
+        if not os.path.isfile(path):
+            observed.append("%s does not exist" % label)
+            continue
+        if path.endswith(".js"):
+            node = shutil.which("node")
+            if node is None:
+                observed.append("%s is a .js file but node (Node.js) is not on the controller's PATH" % label)
+                continue
+            return [node, path]
+        if not os.access(path, os.X_OK):
+            observed.append("%s is not executable" % label)
+            continue
+        return [path]
+    if not configured:
+        observed.insert(0, "calico-encap is not on PATH (%s)" % os.environ.get("PATH", ""))
+    raise BridgeFailure(
+        "%s needs the calico-encap backend on the controller (bridge mode runs it there and sends its commands to"
+        " the target) and found none: %s. %s" % (module, "; ".join(observed), advice)
+    )
+
+
+class Backend:
+    """The backend process: lines from its stdout in a queue, the tail of its stderr, lines to its stdin."""
+
+    def __init__(self, argv):
+        self.argv = argv
+        self.describe = " ".join(shlex.quote(w) for w in argv)
+        try:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+        except OSError as e:
+            raise BridgeFailure("the calico-encap backend (%s) could not be started: %s" % (self.describe, e)) from e
+        self.lines = queue.Queue()
+        self._stderr = deque()
+        self._stderr_chars = 0
+        self._threads = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        for t in self._threads:
+            t.start()
+
+    def _read_stdout(self):
+        for raw in iter(self.proc.stdout.readline, b""):
+            self.lines.put(raw)
+        self.lines.put(None)
+
+    def _read_stderr(self):
+        for raw in iter(self.proc.stderr.readline, b""):
+            self._stderr.append(raw)
+            self._stderr_chars += len(raw)
+            while self._stderr_chars > STDERR_TAIL_CHARS and len(self._stderr) > 1:
+                self._stderr_chars -= len(self._stderr.popleft())
+
+    def stderr_tail(self):
+        return to_text(b"".join(self._stderr), errors="surrogate_or_replace").strip()
+
+    def send(self, message, encoder=None):
+        try:
+            self.proc.stdin.write((json.dumps(message, cls=encoder) + "\n").encode("utf-8"))
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            pass  # it exited: reading its stdout reports that
+
+    def next_line(self, timeout):
+        """The next line from stdout, None at its end; raises queue.Empty after timeout seconds."""
+        return self.lines.get(timeout=timeout)
+
+    def stop(self, grace=0):
+        """Closes its stdin, waits up to grace seconds, then kills it. Returns its exit code."""
+        try:
+            self.proc.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
+        try:
+            self.proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for t in self._threads:
+            t.join(timeout=1)
+        return self.proc.returncode
+
+    def ended(self, how):
+        """A BridgeFailure for a backend that ended without a result."""
+        rc = self.stop(grace=EXIT_GRACE)
+        code = "was killed by signal %d" % -rc if rc < 0 else "exited with code %d" % rc
+        stderr = self.stderr_tail()
+        return BridgeFailure(
+            "the calico-encap backend (%s) %s %s; its stderr: %s. Expected one JSON result line before it exits."
+            " Check the backend on the controller (`%s --help` must print its usage) or reinstall it; if its"
+            " stderr shows a crash, report it." % (self.describe, code, how, stderr or "(empty)", self.describe)
+        )
+
+
+def _protocol_message(line):
+    """The message on a line, or None when the line is not the bridge protocol."""
+    try:
+        m = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(m, dict):
+        return None
+    op = m.get("op")
+    if op == "exec":
+        argv = m.get("argv")
+        ok = (
+            isinstance(m.get("id"), int)
+            and isinstance(argv, list)
+            and argv
+            and all(isinstance(w, str) for w in argv)
+            and isinstance(m.get("timeout"), (int, float))
+            and isinstance(m.get("stdin"), (str, type(None)))
+        )
+        return m if ok else None
+    if op == "log":
+        return m if isinstance(m.get("level"), int) and isinstance(m.get("msg"), str) else None
+    if op == "result":
+        return m if isinstance(m.get("result"), dict) else None
+    return None
+
+
+class BridgeAction(ActionBase):
+    """An action plugin that runs module MODULE through the bridge (or, with calico_encap_mode: module, on the target)."""
+
+    MODULE = ""
+    _supports_check_mode = True
+    _supports_async = False
+
+    def run(self, tmp=None, task_vars=None):
+        task_vars = task_vars or {}
+        result = super().run(tmp, task_vars)
+        del tmp
+        mode = self._templar.template(task_vars.get("calico_encap_mode", "bridge"))
+        if mode == "module":
+            result.update(self._execute_module(task_vars=task_vars))
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+            return result
+        if mode != "bridge":
+            raise AnsibleError("calico_encap_mode must be bridge or module, got %r." % (mode,))
+        idle = self._templar.template(task_vars.get("calico_encap_bridge_idle_timeout", DEFAULT_IDLE_TIMEOUT))
+        try:
+            idle = float(idle)
+        except (TypeError, ValueError):
+            raise AnsibleError("calico_encap_bridge_idle_timeout must be a number of seconds, got %r." % (idle,))
+        try:
+            result.update(self._bridge(task_vars, idle))
+        except BridgeFailure as e:
+            result.update(failed=True, changed=False, msg="%s: %s" % (self.MODULE, e))
+        return result
+
+    def _bridge(self, task_vars, idle):
+        args = dict(self._task.args)
+        self._update_module_args(self._task.action, args, task_vars)
+        environment = {}
+        self._compute_environment_string(raw_environment_out=environment)
+        environment["LC_ALL"] = "C"
+        env_prefix = self._connection._shell.env_prefix(**environment)
+        host = task_vars.get("inventory_hostname")
+        backend = Backend(find_backend(__file__, self.MODULE) + ["bridge"])
+        try:
+            backend.send({"op": "run", "module": self.MODULE, "args": args}, ARGS_ENCODER)
+            while True:
+                try:
+                    raw = backend.next_line(idle)
+                except queue.Empty:
+                    backend.stop()
+                    raise BridgeFailure(
+                        "the calico-encap backend (%s) sent nothing for %d s while no command was running on the"
+                        " target, and was stopped; its stderr: %s. It sends a command at least every wait_sleep"
+                        " seconds while it waits: if wait_sleep is longer, raise calico_encap_bridge_idle_timeout;"
+                        " otherwise report the hang." % (backend.describe, idle, backend.stderr_tail() or "(empty)")
+                    )
+                if raw is None:
+                    raise backend.ended("before sending a result")
+                line = to_text(raw, errors="surrogate_or_replace").rstrip("\r\n")
+                message = _protocol_message(line)
+                if message is None:
+                    backend.stop()
+                    raise BridgeFailure(
+                        "the calico-encap backend (%s) printed a line that is not the bridge protocol: %s; expected"
+                        " one JSON object per line with op exec, log or result. Check that %s is calico-encap"
+                        " (%s, or calico-encap on PATH) from the same release as these action plugins."
+                        % (backend.describe, _excerpt(line), backend.describe, BACKEND_ENV)
+                    )
+                if message["op"] == "exec":
+                    backend.send(self._exec(message, env_prefix))
+                elif message["op"] == "log":
+                    _show(message["level"], message["msg"], host)
+                else:
+                    final = json.loads(line, cls=RESULT_DECODER)["result"]
+                    backend.stop(grace=EXIT_GRACE)
+                    stderr = backend.stderr_tail()
+                    if stderr:
+                        display.vvvv("calico-encap backend stderr:\n%s" % stderr, host=host)
+                    remove_internal_keys(final)
+                    return final
+        finally:
+            if backend.proc.poll() is None:
+                backend.stop()
+
+    def _exec(self, message, env_prefix):
+        """Runs one exec op's argv on the target and returns the exec_result."""
+        words = ["timeout", "-k", str(KILL_AFTER), str(message["timeout"])] + message["argv"]
+        cmd = " ".join(shlex.quote(w) for w in words)
+        if env_prefix:
+            cmd = "%s %s" % (env_prefix, cmd)
+        stdin = message["stdin"]
+        r = self._low_level_execute_command(
+            cmd, sudoable=True, in_data=None if stdin is None else stdin.encode("utf-8")
+        )
+        return {"op": "exec_result", "id": message["id"], "rc": r["rc"], "stdout": r["stdout"], "stderr": r["stderr"]}
+
+
+def _show(level, msg, host):
+    """A backend log line, shown when Ansible runs with at least `level` -v."""
+    if level <= 0:
+        display.display(msg)
+    else:
+        display.verbose(msg, host=host, caplevel=level - 1)
