@@ -77,8 +77,8 @@ test: setup
 	done; \
 	if [ -n "$$failed" ]; then echo "make test: failed stages:$$failed"; exit 1; fi
 
-# The demo: a lab seeded as Kubespray 2.18 left it, checked with the Kubespray 2.19 defaults (blocked), then
-# with the pinned variables (passes).
+# The demo: ansible/playbooks run by ansible-playbook over SSH against a lab seeded as Kubespray 2.18 left it:
+# preflight with the Kubespray 2.19 defaults (blocked), migrate to VXLAN with the prober running, preflight (passes).
 demo: setup lab-build
 	bash test/lab/demo.sh
 

@@ -1,44 +1,74 @@
 #!/usr/bin/env bash
-# make demo: the 2022 upgrade caught before it breaks anything, then the migration that makes it safe, on the lab.
+# make demo: the 2022 upgrade caught before it breaks anything, then the migration that makes it safe, on the lab,
+# with the real playbooks (ansible/playbooks) run by ansible-playbook against the lab's inventory over SSH, as
+# against a Kubespray inventory:
 #   1. start the lab as a cluster Kubespray 2.18 installed (IPIP Always, backend bird), with the prober
-#   2. calico_pool_check with Kubespray 2.19's defaults: blocked, field by field, with the remedy
-#   3. calico_encap_migrate to VXLAN with backend vxlan, while the prober measures packet loss
-#   4. calico_pool_check with Kubespray 2.19's defaults again: passes
+#   2. preflight.yml with Kubespray 2.19's defaults: blocked, field by field, with the remedy
+#   3. migrate.yml to Kubespray 2.19's encapsulation (VXLAN, backend vxlan) with its progress (-v), while the
+#      prober measures packet loss between pods on different nodes
+#   4. preflight.yml with Kubespray 2.19's defaults again: passes
 #   5. stop the lab
+# The lab is the default one (.lab, default ports) unless LAB_STATE and the other LAB_* variables say otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export PATH="$PWD/.venv/bin:$PATH" ANSIBLE_CONFIG="$PWD/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_LOCALHOST_WARNING=0 ANSIBLE_INVENTORY_UNPARSED_WARNING=0
+export PATH="$PWD/.venv/bin:$PATH" ANSIBLE_CONFIG="$PWD/ansible.cfg" ANSIBLE_NOCOLOR=1
+state=${LAB_STATE:-$PWD/.lab}
+inventory=$state/inventory.ini
+prober() { node dist/test/lab/prober/control.js "$@" --state "$state"; }
 
 say() { printf '\n=== %s\n' "$*"; }
+die() {
+	printf '\ndemo: %s\n' "$*" >&2
+	exit 1
+}
 trap 'bash test/lab/lab.sh down >/dev/null 2>&1 || true' EXIT
+
+# Kubespray 2.19 changed the encapsulation defaults (IPIP Never, VXLAN Always, backend vxlan); its pool block size
+# still fell back to kube_network_node_prefix (24). The role falls back to Kubespray's current defaults (26).
+kubespray_219=(-e calico_pool_blocksize=24)
+# Without the action plugins the modules run in module mode on node-1, which shares this machine's files.
+module_mode=()
+[ -f ansible/action_plugins/calico_pool_check.py ] ||
+	module_mode=(-e "{\"calico_encap_environment\": {\"CALICO_ENCAP_BACKEND\": \"$PWD/dist/src/cli.js\"}}")
+
+# playbook NAME ARGS...: ansible-playbook's own output, with each result's JSON dump cut (the module's message is
+# printed above it as text) and the source excerpts of errors left out. Returns ansible-playbook's exit code.
+playbook() {
+	local name=$1
+	shift
+	printf '$ ansible-playbook -i %s ansible/playbooks/%s.yml %s\n' "${inventory/#$PWD\//}" "$name" "$*"
+	set +e
+	ansible-playbook -i "$inventory" "ansible/playbooks/$name.yml" "${module_mode[@]}" "$@" 2>&1 |
+		awk '
+			/^Origin: / { skip = 1; next }
+			skip && (/^[ \t]*\^ column/ || /^(fatal|ok|changed|TASK|PLAY)/) { skip = 0; if (/\^ column/) next }
+			skip { next }
+			/^(ok|changed|fatal|failed): \[[^]]*\].* => \{.*\}$/ { sub(/ => \{.*$/, "") }
+			{ print }
+		' | cat -s
+	local rc=${PIPESTATUS[0]}
+	set -e
+	return "$rc"
+}
 
 say "1. Starting the lab as Kubespray 2.18 left it (IPIP Always, backend bird, Felix ipipEnabled: true)"
 PROFILE=kubespray-2.18 NODES=3 bash test/lab/lab.sh up
-. .lab/env
-for _ in $(seq 1 60); do
-	[ "$(jq -r '.summary.podsReady' .lab/standin/status.json 2>/dev/null)" = 3 ] && break
+for _ in $(seq 1 120); do
+	[ "$(jq -r '.summary.podsReady' "$state/standin/status.json" 2>/dev/null)" = 3 ] && break
 	sleep 0.5
 done
-node dist/test/lab/prober/control.js start --spec .lab/dataplane/desired.json --max-seconds 600
-lab_args="calicoctl_path=$LAB_CALICOCTL_SH kubectl_path=$LAB_BIN_DIR/kubectl kubeconfig=$KUBECONFIG"
-kubespray_219="ipip_mode=Never vxlan_mode=Always network_backend=vxlan pool_blocksize=24"
-module() { # module NAME ARGS: the module's verdict, message and warnings as a person reads them
-	local out
-	out=$(ansible localhost -i localhost, -c local -e "ansible_python_interpreter=$PWD/.venv/bin/python" -m "$1" -a "$2" 2>&1 || true)
-	case $out in *"| FAILED!"*) printf 'BLOCKED/FAILED: ' ;; *) printf 'ok: ' ;; esac
-	sed -n '/=> {/,$p' <<<"$out" | sed '1s/^[^{]*=> //' | jq -r '.msg'
-	grep '^\[WARNING\]: ' <<<"$out" | sed 's/^\[WARNING\]: /warning: /' || true
-}
+prober start --spec "$state/dataplane/desired.json" --max-seconds 900
 
-say "2. calico_pool_check with Kubespray 2.19's defaults (the 2022 upgrade): expect BLOCKED"
-module calico_pool_check "$lab_args $kubespray_219"
+say "2. The preflight with Kubespray 2.19's defaults (the 2022 upgrade): expect it to block"
+if playbook preflight "${kubespray_219[@]}"; then die "the preflight passed; it should have blocked the 2.19 defaults"; fi
 
-say "3. calico_encap_migrate to VXLAN with backend vxlan, the prober sending 600 probes per second"
-node dist/test/lab/prober/control.js reset
-module calico_encap_migrate "$lab_args ipip_mode=Never vxlan_mode=Always network_backend=vxlan wait_sleep=1" | tr ';' '\n'
-node dist/test/lab/prober/control.js read | jq -r '"prober: \(.lost) of \(.sent) probes lost during the migration, longest gap \(.longest_gap_ms) ms"'
+say "3. The migration to Kubespray 2.19's encapsulation (VXLAN, backend vxlan), the prober sending 600 probes a second"
+prober reset
+sleep 1
+playbook migrate -v -e calico_encap_wait_sleep=1 || die "the migration failed"
+prober read | jq -r '"prober: \(.lost) of \(.sent) probes between pods on different nodes lost during the migration, longest gap \(.longest_gap_ms) ms"'
 
-say "4. calico_pool_check with Kubespray 2.19's defaults again: expect a pass"
-module calico_pool_check "$lab_args $kubespray_219"
+say "4. The preflight with Kubespray 2.19's defaults again: expect it to pass"
+playbook preflight "${kubespray_219[@]}" || die "the preflight failed after the migration"
 
 say "5. Stopping the lab"
