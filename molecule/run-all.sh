@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every Molecule scenario under molecule/ with `molecule test -s NAME`, one after another (each starts and
+# stops the lab of the LAB_* slot in the environment, and a slot holds one lab), and goes on after a failure so
+# one run shows every outcome. Appends one JSON line of counts per scenario to $TEST_COUNTS, as the mocha count
+# reporter does (test/support/count-reporter.cjs), so .ci/run's "N passed, N failed" includes them. Prints each
+# scenario's outcome and time, and the total; exits 1 if any scenario failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+failed=() summary=() total_start=$SECONDS
+for file in molecule/*/molecule.yml; do
+	name=$(basename "$(dirname "$file")")
+	start=$SECONDS
+	if molecule test -s "$name"; then outcome=passed; else outcome=failed failed+=("$name"); fi
+	summary+=("$(printf '%-20s %s in %d s' "$name" "$outcome" $((SECONDS - start)))")
+	if [ -n "${TEST_COUNTS:-}" ]; then
+		mkdir -p "$(dirname "$TEST_COUNTS")"
+		if [ "$outcome" = passed ]; then counts='{"passed":1,"failed":0,"skipped":0}'; else counts='{"passed":0,"failed":1,"skipped":0}'; fi
+		echo "$counts" >>"$TEST_COUNTS"
+	fi
+done
+echo
+echo "Molecule scenarios:"
+printf '  %s\n' "${summary[@]}"
+echo "  total ${#summary[@]} scenarios in $((SECONDS - total_start)) s"
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "Molecule: failed scenarios: ${failed[*]}"
+	exit 1
+fi
