@@ -14,7 +14,7 @@ MOCHA := mocha --reporter $(CURDIR)/test/support/count-reporter.cjs
 
 -include test/lab/lab.mk
 
-.PHONY: help setup build generate check-generated lint test-unit test-ansible test-integration test bench fixtures demo clean
+.PHONY: help setup build generate check-generated lint test-unit test-ansible test-integration test-molecule test bench fixtures demo clean
 
 help:
 	@echo "make setup            npm ci, build, Python virtualenv (.venv) with ansible-core, molecule, ansible-lint"
@@ -52,7 +52,7 @@ lint: setup
 	node dist/tools/generate.js --check
 	eslint .
 	prettier --check .
-	ansible-lint --profile production ansible
+	ansible-lint --profile production ansible molecule
 
 test-unit: build
 	$(MOCHA) 'dist/test/unit/**/*.test.js'
@@ -64,6 +64,11 @@ test-ansible: setup
 test-integration: setup lab-build
 	$(MOCHA) --timeout 300000 'dist/test/integration/**/*.test.js'
 
+# The Molecule scenarios (molecule/): each starts the lab with the profile it needs and stops it, one after another
+# (molecule test -s NAME for each, going on after a failure); one count line per scenario in TEST_COUNTS.
+test-molecule: setup lab-build
+	bash molecule/run-all.sh
+
 # Records real calicoctl and kubectl output from the lab as unit-test fixtures.
 fixtures: setup lab-build
 	bash test/lab/record-fixtures.sh
@@ -72,7 +77,7 @@ fixtures: setup lab-build
 test: setup
 	rm -f $(TEST_COUNTS)
 	failed=""; \
-	for stage in lint test-unit test-ansible test-integration; do \
+	for stage in lint test-unit test-ansible test-integration test-molecule; do \
 	  $(MAKE) $$stage || failed="$$failed $$stage"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "make test: failed stages:$$failed"; exit 1; fi
