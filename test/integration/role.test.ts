@@ -2,13 +2,15 @@
 // ansible-playbook against the lab's control-plane node over SSH with the lab's inventory, as a Kubespray
 // inventory would be: only bin_dir and kube_config_dir set, every Calico variable at Kubespray's default unless a
 // test sets it. One lab, seeded as Kubespray 2.18 left a cluster, serves every test in order; the last ones migrate
-// it. Without the action plugins the modules run in module mode with this checkout's backend.
+// it. Through the action plugins (bridge mode) when they are there; without them the modules run in module mode
+// with this checkout's backend.
 
 import { expect } from "chai";
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { REPO } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
 import {
   calicoctl,
@@ -90,6 +92,25 @@ describe("the calico_encap role's playbooks on a Kubespray 2.18 lab over SSH", f
     expect(run.exitCode, run.output).to.equal(0);
     expect(run.recap["node-1"]).to.include({ ok: 2, failed: 0, changed: 0 });
     expect(warnings(run)).to.deep.equal([]);
+  });
+
+  it("preflight.yml in module mode (calico_encap_mode: module) runs the backend installed on the target", async () => {
+    const run = await runPlaybook("preflight", inventoryWith(lab, PINNED_218), {
+      extraVars: {
+        calico_encap_mode: "module",
+        calico_encap_environment: { CALICO_ENCAP_BACKEND: join(REPO, "dist", "src", "cli.js") },
+      },
+    });
+    expect(run.exitCode, run.output).to.equal(0);
+    expect(run.recap["node-1"]).to.include({ ok: 2, failed: 0, changed: 0 });
+    const broken = await runPlaybook("preflight", inventoryWith(lab, PINNED_218), {
+      extraVars: {
+        calico_encap_mode: "module",
+        calico_encap_environment: { CALICO_ENCAP_BACKEND: "/nonexistent/cli.js" },
+      },
+    });
+    expect(broken.exitCode, broken.output).to.equal(2);
+    expect(broken.output).to.include("CALICO_ENCAP_BACKEND=/nonexistent/cli.js");
   });
 
   for (const playbook of ["preflight", "migrate"])
