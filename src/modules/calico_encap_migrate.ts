@@ -1,7 +1,7 @@
 // calico_encap_migrate: args -> observe -> plan -> (check mode: report) -> migrate -> result.
 
 import optionsSchema from "../../schemas/calico_encap_migrate.options.json" with { type: "json" };
-import { plan } from "../calico/plan.js";
+import { plan, unsettled } from "../calico/plan.js";
 import { LockRefused } from "../cluster/lock.js";
 import { observeOptionsFrom } from "../cluster/observe.js";
 import type { CommandRunner } from "../cluster/runner.js";
@@ -67,6 +67,15 @@ export async function runMigrate(
       migrated_to: summarizeTarget(target),
       ...diff,
       ...(writes.length ? warnings : {}),
+    };
+  if (writes.length === 0 && unsettled(start).length === 0)
+    return {
+      changed: false,
+      msg: "The cluster already matches the target.",
+      plan: planOut,
+      steps: [],
+      migrated_from: from,
+      migrated_to: from,
     };
   try {
     const run = await migrate(io, target, {
