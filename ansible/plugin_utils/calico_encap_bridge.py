@@ -64,9 +64,10 @@ def _excerpt(text):
     return repr(text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "...")
 
 
-def find_backend(plugin_file, module):
+def find_backend(plugin_file):
     """argv that starts the backend: CALICO_ENCAP_BACKEND, else calico-encap on PATH, else the repository's build."""
     configured = os.environ.get(BACKEND_ENV)
+    observed = []
     if configured:
         candidates = [(configured, "%s=%s" % (BACKEND_ENV, configured))]
     else:
@@ -76,12 +77,8 @@ def find_backend(plugin_file, module):
         )
         candidates = [(on_path, "calico-encap on PATH")] if on_path else []
         candidates.append((repo_cli, "the repository's build %s" % repo_cli))
-    advice = (
-        "Install calico-encap on the controller (Node.js >= 20; `npm install -g calico-encap`, or `make setup` in its"
-        " repository) and put it on PATH or its cli.js in %s; or set calico_encap_mode: module to run the module on"
-        " hosts that have the backend installed." % BACKEND_ENV
-    )
-    observed = []
+        if on_path is None:
+            observed.append("%s is not on the controller's PATH and %s is unset" % (BACKEND_COMMAND, BACKEND_ENV))
     for path, label in candidates:
         if not os.path.isfile(path):
             observed.append("%s does not exist" % label)
@@ -96,24 +93,24 @@ def find_backend(plugin_file, module):
             observed.append("%s is not executable" % label)
             continue
         return [path]
-    if not configured:
-        observed.insert(0, "calico-encap is not on PATH (%s)" % os.environ.get("PATH", ""))
     raise BridgeFailure(
-        "%s needs the calico-encap backend on the controller (bridge mode runs it there and sends its commands to"
-        " the target) and found none: %s. %s" % (module, "; ".join(observed), advice)
+        "this task needs the calico-encap backend on the controller (bridge mode runs it there and sends its"
+        " commands to the target) and found none: %s. Install calico-encap on the controller (Node.js >= 20;"
+        " `npm install -g calico-encap`, or `make setup` in its repository) and put it on PATH or its cli.js in"
+        " %s; or set calico_encap_mode: module to run the module on hosts that have the backend installed."
+        % ("; ".join(observed), BACKEND_ENV)
     )
 
 
 class Backend:
     """The backend process: lines from its stdout in a queue, the tail of its stderr, lines to its stdin."""
 
-    def __init__(self, argv):
-        self.argv = argv
+    def __init__(self, command):
+        argv = command + ["bridge"]
+        self.program = " ".join(shlex.quote(w) for w in command)
         self.describe = " ".join(shlex.quote(w) for w in argv)
         try:
-            self.proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-            )
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except OSError as e:
             raise BridgeFailure("the calico-encap backend (%s) could not be started: %s" % (self.describe, e)) from e
         self.lines = queue.Queue()
@@ -175,7 +172,7 @@ class Backend:
         return BridgeFailure(
             "the calico-encap backend (%s) %s %s; its stderr: %s. Expected one JSON result line before it exits."
             " Check the backend on the controller (`%s --help` must print its usage) or reinstall it; if its"
-            " stderr shows a crash, report it." % (self.describe, code, how, stderr or "(empty)", self.describe)
+            " stderr shows a crash, report it." % (self.describe, code, how, stderr or "(empty)", self.program)
         )
 
 
@@ -228,7 +225,9 @@ class BridgeAction(ActionBase):
         try:
             idle = float(idle)
         except (TypeError, ValueError):
-            raise AnsibleError("calico_encap_bridge_idle_timeout must be a number of seconds, got %r." % (idle,))
+            raise AnsibleError(
+                "calico_encap_bridge_idle_timeout must be a number of seconds, got %r." % (idle,)
+            ) from None
         try:
             result.update(self._bridge(task_vars, idle))
         except BridgeFailure as e:
@@ -243,7 +242,7 @@ class BridgeAction(ActionBase):
         environment["LC_ALL"] = "C"
         env_prefix = self._connection._shell.env_prefix(**environment)
         host = task_vars.get("inventory_hostname")
-        backend = Backend(find_backend(__file__, self.MODULE) + ["bridge"])
+        backend = Backend(find_backend(__file__))
         try:
             backend.send({"op": "run", "module": self.MODULE, "args": args}, ARGS_ENCODER)
             while True:
@@ -267,7 +266,7 @@ class BridgeAction(ActionBase):
                         "the calico-encap backend (%s) printed a line that is not the bridge protocol: %s; expected"
                         " one JSON object per line with op exec, log or result. Check that %s is calico-encap"
                         " (%s, or calico-encap on PATH) from the same release as these action plugins."
-                        % (backend.describe, _excerpt(line), backend.describe, BACKEND_ENV)
+                        % (backend.describe, _excerpt(line), backend.program, BACKEND_ENV)
                     )
                 if message["op"] == "exec":
                     backend.send(self._exec(message, env_prefix))

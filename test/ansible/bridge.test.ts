@@ -231,7 +231,7 @@ describe("the action-plugin bridge with a stand-in backend", function () {
 
   it("says how to install the backend when CALICO_ENCAP_BACKEND names nothing", async () => {
     const r = await broken("/nonexistent/cli.js");
-    expect(r.msg).to.include("calico_pool_check needs the calico-encap backend on the controller");
+    expect(r.msg).to.include("calico_pool_check: this task needs the calico-encap backend on the controller");
     expect(r.msg).to.include("CALICO_ENCAP_BACKEND=/nonexistent/cli.js does not exist");
     expect(r.msg).to.include("calico_encap_mode: module");
   });
