@@ -1,10 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: calico-encap contributors
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
-"""calico_pool_check on the controller: runs the calico-encap backend in bridge mode and its commands on the target.
-
-Everything is in ../plugin_utils/calico_encap_bridge.py; `calico_encap_mode: module` runs library/calico_pool_check on the
-target instead. Documentation: library/calico_pool_check.yml.
+"""The action plugin of calico_pool_check, and of calico_encap_migrate (a symlink to this file): runs the module on
+the controller in the calico-encap backend's bridge mode and its commands on the target. The module's name is this
+file's name. Everything is in ../plugin_utils/calico_encap_bridge.py; `calico_encap_mode: module` runs
+library/<module> on the target instead. Documentation: library/<module>.yml.
 """
 
 from __future__ import annotations
@@ -22,4 +22,4 @@ if _NAME not in sys.modules:
 
 
 class ActionModule(sys.modules[_NAME].BridgeAction):
-    MODULE = "calico_pool_check"
+    MODULE = os.path.splitext(os.path.basename(__file__))[0]

@@ -130,6 +130,12 @@ describe("the action-plugin bridge with a stand-in backend", function () {
       _ansible_module_name: "calico_pool_check",
     });
     expect(e.args._ansible_version).to.match(/^2\.\d+\.\d+/);
+    const migrate = await runTask(
+      { calico_encap_migrate: { ipip_mode: "Never" } },
+      { env: { CALICO_ENCAP_BACKEND: b.echo } },
+    );
+    expect(echoed(migrate.result).module).to.equal("calico_encap_migrate");
+    expect(echoed(migrate.result).args).to.include({ _ansible_module_name: "calico_encap_migrate" });
     const plain = (await echo({ ipip_mode: "Always" }, { task: { no_log: true } })).echo;
     expect(plain.args).to.include({ _ansible_check_mode: false, _ansible_diff: false, _ansible_verbosity: 0, _ansible_no_log: true });
   });
