@@ -17,6 +17,7 @@ to targets. The plugins load it by path from ../plugin_utils relative to their o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -291,10 +292,28 @@ class BridgeAction(ActionBase):
         if env_prefix:
             cmd = "%s %s" % (env_prefix, cmd)
         stdin = message["stdin"]
-        r = self._low_level_execute_command(
-            cmd, sudoable=True, in_data=None if stdin is None else stdin.encode("utf-8")
-        )
+        with _without_tty(self._connection):
+            r = self._low_level_execute_command(
+                cmd, sudoable=True, in_data=None if stdin is None else stdin.encode("utf-8")
+            )
         return {"op": "exec_result", "id": message["id"], "rc": r["rc"], "stdout": r["stdout"], "stderr": r["stderr"]}
+
+
+@contextlib.contextmanager
+def _without_tty(connection):
+    """The ssh connection runs commands without stdin under `ssh -tt`: a terminal merges the command's stderr into
+    its stdout (with CRLF line ends), and a warning on stderr would corrupt the JSON the backend parses. Turn the
+    terminal off for the bridge's commands, on connections that have the option."""
+    try:
+        saved = connection.get_option("use_tty")
+    except KeyError:
+        yield
+        return
+    connection.set_option("use_tty", False)
+    try:
+        yield
+    finally:
+        connection.set_option("use_tty", saved)
 
 
 def _show(level, msg, host):

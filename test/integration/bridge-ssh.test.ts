@@ -5,7 +5,7 @@
 
 import { expect } from "chai";
 import { execa } from "execa";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
@@ -121,6 +121,32 @@ describe("the action-plugin bridge over SSH to the lab's node-1", function () {
     // No module travelled to node-1, and nothing told a backend on node-1 where it is.
     expect(r.output).to.not.include("AnsiballZ_calico_pool_check");
     expect(r.output).to.not.include("CALICO_ENCAP_BACKEND");
+  });
+
+  it("keeps a command's stderr apart from its stdout over ssh (no terminal), so warnings cannot corrupt the JSON", async () => {
+    // calicoctl.sh and kubectl that warn on stderr first, as a login shell's rc file or a deprecation may.
+    const dir = mkdtempSync(join(tmpdir(), "calico-encap-noisy-"));
+    for (const tool of ["calicoctl.sh", "kubectl"]) {
+      const path = join(dir, tool);
+      writeFileSync(
+        path,
+        `#!/bin/sh\necho "warning: ${tool} is noisy" >&2\nexec ${binDir}/${tool} "$@"\n`,
+      );
+      chmodSync(path, 0o755);
+    }
+    const r = await play(lab, {
+      calico_pool_check: {
+        ...DATASTORE,
+        calicoctl_path: join(dir, "calicoctl.sh"),
+        kubectl_path: join(dir, "kubectl"),
+        ipip_mode: "Always",
+        vxlan_mode: "Never",
+        network_backend: "bird",
+        pool_blocksize: 24,
+      },
+    });
+    expect(r.exitCode, r.output).to.equal(0);
+    expect(r.result.msg, r.output).to.equal("The inventory matches the live Calico configuration.");
   });
 
   it("moves the cluster to VXLAN with calico_encap_migrate; at -v the progress lines arrive while it waits", async () => {
