@@ -52,6 +52,7 @@ describe("the lab's control-plane node over SSH", function () {
               kubectl_path: "{{ bin_dir }}/kubectl",
               kubeconfig: "{{ kube_config_dir }}/admin.conf",
             },
+            vars: { calico_encap_mode: "module" },
             environment: { CALICO_ENCAP_BACKEND: join(REPO, "dist", "src", "cli.js") },
             run_once: true,
             register: "check",
