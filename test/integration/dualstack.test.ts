@@ -1,0 +1,96 @@
+// A dual-stack cluster (Kubespray's IPv4 pool and its IPv6 pool, both VXLAN, backend vxlan) migrated to IPIP with
+// BIRD for IPv4 and no encapsulation for IPv6, and back: the IPv6 pool is switched with the IPv4 one, the nodes'
+// IPv6 VXLAN tunnel addresses go and come back with it (the stand-in's allocate-tunnel-addrs), and
+// calico_pool_check with the same inventory then passes. Control plane only: the stand-in has no IPv6 data plane.
+
+import { expect } from "chai";
+import { runTask } from "../support/ansible.js";
+import type { Lab } from "../support/lab.js";
+import { labDown, labUp, nodeAnnotations, standinStatus, waitUntil } from "../support/lab.js";
+
+const V6_VXLAN = "projectcalico.org/IPv6VXLANTunnelAddr";
+
+describe("calico_encap_migrate on a dual-stack cluster", function () {
+  this.timeout(600000);
+  let lab: Lab;
+  const dataplane = process.env.LAB_DATAPLANE;
+  before(async () => {
+    process.env.LAB_DATAPLANE = "0";
+    lab = await labUp("dualstack");
+    await waitUntil("calico-node ready", () => standinStatus(lab).summary.podsReady === 3);
+  });
+  after(async () => {
+    await labDown();
+    if (dataplane === undefined) delete process.env.LAB_DATAPLANE;
+    else process.env.LAB_DATAPLANE = dataplane;
+  });
+
+  const datastore = (): Record<string, unknown> => ({
+    calicoctl_path: lab.calicoctlSh,
+    kubectl_path: lab.kubectl,
+    kubeconfig: lab.kubeconfig,
+  });
+  const migrate = async (target: Record<string, unknown>) =>
+    (
+      await runTask({
+        calico_encap_migrate: {
+          ...datastore(),
+          wait_sleep: 1,
+          wait_timeout: 120,
+          ipv6_stack: true,
+          ...target,
+        },
+      })
+    ).result;
+  const check = async (target: Record<string, unknown>) =>
+    (await runTask({ calico_pool_check: { ...datastore(), ipv6_stack: true, ...target } })).result;
+  const v6Addresses = async (): Promise<number> =>
+    Object.values(await nodeAnnotations(lab)).filter((a) => a[V6_VXLAN]).length;
+
+  const IPIP_NATIVE6 = {
+    ipip_mode: "Always",
+    vxlan_mode: "Never",
+    network_backend: "bird",
+    vxlan_mode_ipv6: "Never",
+  };
+  const VXLAN_BOTH = {
+    ipip_mode: "Never",
+    vxlan_mode: "Always",
+    network_backend: "vxlan",
+    vxlan_mode_ipv6: "Always",
+  };
+
+  it("starts with an IPv6 VXLAN tunnel address on every node", async () => {
+    expect(await v6Addresses()).to.equal(3);
+  });
+
+  it("moves IPv4 to IPIP with BIRD and IPv6 to no encapsulation; the IPv6 tunnel addresses are released", async () => {
+    const r = await migrate(IPIP_NATIVE6);
+    expect(r.failed, r.msg).to.not.equal(true);
+    expect(r.migrated_to).to.deep.equal({
+      backend: "bird",
+      pools: [
+        { name: "default-pool", ipip_mode: "Always", vxlan_mode: "Never" },
+        { name: "default-pool-ipv6", ipip_mode: "Never", vxlan_mode: "Never" },
+      ],
+    });
+    expect(await v6Addresses()).to.equal(0);
+    const c = await check({ ...IPIP_NATIVE6, pool_blocksize: 26 });
+    expect(c.failed, c.msg).to.not.equal(true);
+  });
+
+  it("and back to VXLAN on both pools with backend vxlan; every node gets its IPv6 VXLAN address again", async () => {
+    const r = await migrate(VXLAN_BOTH);
+    expect(r.failed, r.msg).to.not.equal(true);
+    expect(r.changed).to.equal(true);
+    expect(await v6Addresses()).to.equal(3);
+    const c = await check({ ...VXLAN_BOTH, pool_blocksize: 26 });
+    expect(c.failed, c.msg).to.not.equal(true);
+  });
+
+  it("leaves the IPv6 pool alone when the inventory has no IPv6 stack (no change)", async () => {
+    const r = await migrate({ ...VXLAN_BOTH, ipv6_stack: false });
+    expect(r.failed, r.msg).to.not.equal(true);
+    expect(r.changed).to.equal(false);
+  });
+});
