@@ -51,9 +51,13 @@ victims=$(tree "$run")
 # shellcheck disable=SC2086
 kill -KILL $victims 2>/dev/null || true
 echo "pool switched to VXLAN: killed ansible-playbook and its descendants (pids $(echo $victims))"
+remote=0
 for pid in $(ip netns pids "${LAB_NETNS_PREFIX}node-1"); do
-	if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q calico_encap_migrate; then
-		kill -KILL "$pid" 2>/dev/null && echo "killed process $pid on node-1: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+	cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)
+	if [[ $cmd == *calico_encap_migrate* ]] && kill -KILL "$pid" 2>/dev/null; then
+		remote=$((remote + 1))
+		echo "killed process $pid on node-1: $cmd"
 	fi
 done
+[ "$remote" -gt 0 ] || echo "no calico_encap_migrate process running on node-1"
 wait "$run" 2>/dev/null || true
