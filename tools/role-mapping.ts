@@ -49,6 +49,39 @@ function parseExpression(expr: string): Parsed {
   return { variables: [], fallback: parse(expr) as unknown, negated: false };
 }
 
+export interface RoleTemplate {
+  /** The text as an x-kubespray-fallback template: "{bin_dir}/calicoctl.sh". */
+  template: string;
+  /** The default each variable falls back to in the role: { bin_dir: "/usr/local/bin" }. */
+  defaults: Record<string, unknown>;
+  /** The text when every variable is undefined: "/usr/local/bin/calicoctl.sh". */
+  whenUndefined: string;
+}
+
+/**
+ * A role default built from Kubespray variables ("{{ bin_dir | default('/usr/local/bin') }}/calicoctl.sh"), read
+ * as the schemas' x-kubespray-fallback form; null when the text holds no Jinja.
+ */
+export function roleTemplate(text: string): RoleTemplate | null {
+  const jinja = /\{\{ (.+?) \}\}/g;
+  if (!jinja.test(text)) return null;
+  const defaults: Record<string, unknown> = {};
+  const replace = (value: (variable: string, fallback: unknown) => string): string =>
+    text.replace(jinja, (whole, expr: string) => {
+      const parsed = parseExpression(expr);
+      const [variable] = parsed.variables;
+      if (parsed.variables.length !== 1 || variable === undefined || parsed.negated)
+        throw new Error(`${ROLE_DIR}: ${whole} is not "{{ variable | default(...) }}"`);
+      defaults[variable] = parsed.fallback;
+      return value(variable, parsed.fallback);
+    });
+  return {
+    template: replace((variable) => `{${variable}}`),
+    defaults,
+    whenUndefined: replace((_, fallback) => String(fallback)),
+  };
+}
+
 export function readRoleYaml(root: string, path: string): unknown {
   return parse(readFileSync(join(root, ROLE_DIR, path), "utf8")) as unknown;
 }

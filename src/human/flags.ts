@@ -33,6 +33,8 @@ export interface OptionFlag {
   description: string;
   default: unknown;
   kubesprayVariable: string | null;
+  /** Where Kubespray takes the value from when that variable is undefined (x-kubespray-fallback). */
+  kubesprayFallback: string | null;
 }
 
 /** --pool-blocksize for pool_blocksize. */
@@ -67,6 +69,7 @@ export function optionFlags(schema: JsonSchemaObject): OptionFlag[] {
       description: spec.schema.description ?? "",
       default: spec.default,
       kubesprayVariable: spec.schema["x-kubespray-variable"] ?? null,
+      kubesprayFallback: spec.schema["x-kubespray-fallback"] ?? null,
     };
   });
 }

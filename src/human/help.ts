@@ -1,6 +1,7 @@
 // `calico-encap check|migrate --help`, written from the module's options schema: its short
 // description, each option's description, default and Kubespray variable. Pure.
 
+import { bareFallback } from "../calico/kubespray-fallback.js";
 import type { JsonSchemaObject } from "../protocol/json-schema.js";
 import type { HumanMode, OptionFlag } from "./flags.js";
 import { FRONT_FLAGS, MODULE_OF, valueText } from "./flags.js";
@@ -28,15 +29,20 @@ function defaultText(f: OptionFlag): string {
   return valueText(f.default);
 }
 
+/** The variables --vars reads an option from: "calico_pool_cidr, else kube_pods_subnet", "{bin_dir}/kubectl". */
+function varsText(f: OptionFlag): string {
+  const fallback =
+    f.kubesprayFallback && (bareFallback(f.kubesprayFallback) ?? f.kubesprayFallback);
+  const names = [f.kubesprayVariable, fallback].filter(Boolean);
+  return names.length ? `--vars: ${names.join(", else ")}` : "";
+}
+
 function optionEntry(f: OptionFlag): string[] {
   const names =
     f.type === "bool"
       ? `${f.flag}, --no-${f.flag.slice(2)}`
       : `${[f.flag, ...f.aliases].join(", ")} ${f.metavar}`;
-  const notes = [
-    defaultText(f) ? `default: ${defaultText(f)}` : "",
-    f.kubesprayVariable ? `--vars: ${f.kubesprayVariable}` : "",
-  ].filter(Boolean);
+  const notes = [defaultText(f) ? `default: ${defaultText(f)}` : "", varsText(f)].filter(Boolean);
   const text = notes.length ? `${f.description} [${notes.join("; ")}]` : f.description;
   return [`  ${names}`, ...wrap(text)];
 }

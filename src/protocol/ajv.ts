@@ -17,6 +17,7 @@ export const ANNOTATION_KEYWORDS: readonly KeywordDefinition[] = [
   { keyword: "x-ansible-no-log", schemaType: "boolean" },
   { keyword: "x-ansible-aliases", schemaType: "array" },
   { keyword: "x-kubespray-variable", schemaType: "string" },
+  { keyword: "x-kubespray-fallback", schemaType: "string" },
   { keyword: "x-ansible-returned", schemaType: "string" },
   { keyword: "x-ansible-sample" },
 ];

@@ -1,6 +1,6 @@
 /**
  * The subset of draft-07 JSON Schema that module options and return values are written in,
- * plus the Ansible annotations this project adds (x-ansible*, x-kubespray-variable).
+ * plus the Ansible annotations this project adds (x-ansible*, x-kubespray-variable, x-kubespray-fallback).
  */
 
 export type JsonSchemaTypeName =
@@ -51,6 +51,12 @@ export interface JsonSchema {
   "x-ansible-aliases"?: string[];
   /** The Kubespray variable the option takes its value from. */
   "x-kubespray-variable"?: string;
+  /**
+   * Where Kubespray takes the value from when that variable is undefined: a template over Kubespray
+   * variables, "{kube_pods_subnet}" (that variable's value) or "{bin_dir}/calicoctl.sh" (text). When a
+   * variable it names is undefined too, the default applies. See src/calico/kubespray-fallback.ts.
+   */
+  "x-kubespray-fallback"?: string;
   /** RETURN `returned:` text of a return value. */
   "x-ansible-returned"?: string;
   /** RETURN `sample:` of a return value. */

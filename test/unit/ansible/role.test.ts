@@ -1,16 +1,23 @@
 // The calico_encap role against the schemas: the one mapping in vars/main.yml names each option's Kubespray
-// variable (x-kubespray-variable) with Kubespray's default (the schema's default), the task files pass every
+// variable (x-kubespray-variable), then its fallback (x-kubespray-fallback), with Kubespray's default (the schema's
+// default); the role's path defaults are the schemas' fallback templates (x-kubespray-fallback); the task files pass every
 // option of their module from it, meta/argument_specs.yml declares every input with the same type, choices and
 // default, and the README's table is the one tools/role-mapping.ts makes.
 
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { bareFallback } from "../../../src/calico/kubespray-fallback.js";
 import type { JsonSchemaObject } from "../../../src/protocol/json-schema.js";
 import { loadModuleSchemas } from "../../../tools/module-schemas.js";
 import { repoRoot } from "../../../tools/paths.js";
 import type { MappingRow } from "../../../tools/role-mapping.js";
-import { loadRoleMapping, mappingTable, readRoleYaml } from "../../../tools/role-mapping.js";
+import {
+  loadRoleMapping,
+  mappingTable,
+  readRoleYaml,
+  roleTemplate,
+} from "../../../tools/role-mapping.js";
 
 interface Spec {
   type?: string;
@@ -39,6 +46,7 @@ interface Property {
   enum?: unknown[];
   default?: unknown;
   "x-kubespray-variable"?: string;
+  "x-kubespray-fallback"?: string;
 }
 
 describe("the calico_encap role against the schemas", () => {
@@ -57,18 +65,58 @@ describe("the calico_encap role against the schemas", () => {
     }).argument_specs;
   });
 
-  it("maps every option that names a Kubespray variable from that variable, with the schema's default", () => {
+  /** Each option's property, the same in every schema that has it. */
+  const property = (option: string): Property => {
+    const found = Object.keys(schemas)
+      .map((m) => props(m)[option])
+      .filter((p): p is Property => p !== undefined);
+    for (const p of found.slice(1))
+      expect(
+        [p["x-kubespray-variable"], p["x-kubespray-fallback"], p.default],
+        option,
+      ).to.deep.equal([
+        found[0]?.["x-kubespray-variable"],
+        found[0]?.["x-kubespray-fallback"],
+        found[0]?.default,
+      ]);
+    return found[0] as Property;
+  };
+
+  it("maps every option that names a Kubespray variable from that variable, then its fallback, with the schema's default", () => {
     let checked = 0;
     for (const module of Object.keys(schemas))
       for (const [option, p] of Object.entries(props(module))) {
         const variable = p["x-kubespray-variable"];
         if (!variable) continue;
+        const fallback = p["x-kubespray-fallback"];
+        // vars/main.yml can say "calico_pool_cidr | default(kube_pods_subnet | default(...))", a bare fallback.
+        const then = fallback === undefined ? [] : [bareFallback(fallback)];
+        expect(then, `${option}: x-kubespray-fallback ${fallback} is one {variable}`).to.not.include(
+          null,
+        );
         const row = rows.find((r) => r.option === option);
-        expect(row?.variables[0], option).to.equal(variable);
+        expect(row?.variables, option).to.deep.equal([variable, ...then]);
         expect(row?.fallback, option).to.deep.equal(p.default);
         checked++;
       }
     expect(checked).to.be.greaterThan(15);
+  });
+
+  it("builds the role's own defaults from Kubespray variables as the schemas' x-kubespray-fallback says", () => {
+    let templated = 0;
+    for (const r of rows.filter((x) => property(x.option)["x-kubespray-variable"] === undefined)) {
+      const p = property(r.option);
+      expect(r.variables, r.option).to.have.length(1);
+      const t = typeof r.roleDefault === "string" ? roleTemplate(r.roleDefault) : null;
+      expect(t?.template, `${r.option}: defaults/main.yml ${String(r.roleDefault)}`).to.equal(
+        p["x-kubespray-fallback"],
+      );
+      if (t === null) continue;
+      // With every Kubespray variable undefined the role gives the schema's default.
+      expect(t.whenUndefined, r.option).to.equal(p.default);
+      templated++;
+    }
+    expect(templated).to.equal(3);
   });
 
   it("gives the role's own variables the schema's defaults where they are not templates", () => {
@@ -98,11 +146,21 @@ describe("the calico_encap role against the schemas", () => {
     for (const [entry, { module }] of Object.entries(ENTRY_POINTS)) {
       const options = specs[entry]?.options ?? {};
       const inputs = rows.filter((r) => r.modules.includes(module)).flatMap((r) => r.variables);
-      // Inputs outside the mapping: the paths defaults/main.yml builds on, the task's environment, the action
-      // plugins' own variables, and the preflight's condition.
+      // The Kubespray variables defaults/main.yml builds the paths on (bin_dir, kube_config_dir), with the
+      // default each falls back to there.
+      const built: Record<string, unknown> = {};
+      for (const r of rows.filter((x) => x.modules.includes(module)))
+        if (typeof r.roleDefault === "string")
+          Object.assign(built, roleTemplate(r.roleDefault)?.defaults);
+      for (const [variable, d] of Object.entries(built))
+        expect([options[variable]?.type, options[variable]?.default], variable).to.deep.equal([
+          "str",
+          d,
+        ]);
+      // Inputs outside the mapping: those variables, the task's environment, the action plugins' own
+      // variables, and the preflight's condition.
       const extra = [
-        "bin_dir",
-        "kube_config_dir",
+        ...Object.keys(built),
         "calico_encap_environment",
         "calico_encap_mode",
         "calico_encap_bridge_idle_timeout",

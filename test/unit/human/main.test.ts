@@ -2,7 +2,7 @@
 
 import { expect } from "chai";
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { LocalRunner } from "../../../src/cluster/runner.js";
 import type { HumanIo } from "../../../src/human/main.js";
 import { runHuman } from "../../../src/human/main.js";
@@ -59,6 +59,28 @@ describe("human front: calico-encap check on a recorded Kubespray 2.18 cluster",
     const c = io();
     expect(await runHuman("check", [...lab, "--vars", vars], c)).to.equal(0);
     expect(c.out).to.include("PASSED\nThe inventory matches the live Calico configuration.\n");
+  });
+
+  it("--vars takes the paths from bin_dir and kube_config_dir, the pool's cidr from kube_pods_subnet", async () => {
+    /** The 2.18 variables, no path flag: the paths only from Kubespray's bin_dir and kube_config_dir. */
+    const check = async (kubePodsSubnet: string): Promise<[number, string]> => {
+      const vars = join(tools.dir, "all.yml");
+      writeFileSync(
+        vars,
+        `bin_dir: ${tools.dir}\nkube_config_dir: ${dirname(KUBECONFIG)}\nkube_pods_subnet: ${kubePodsSubnet}\n` +
+          "calico_ipip_mode: Always\ncalico_vxlan_mode: Never\ncalico_network_backend: bird\ncalico_pool_blocksize: 24\n",
+      );
+      const c = io();
+      return [await runHuman("check", ["--vars", vars], c), c.out];
+    };
+    const [passed, out] = await check("10.233.64.0/18");
+    expect(passed, out).to.equal(0);
+    expect(out).to.include("PASSED\nThe inventory matches the live Calico configuration.\n");
+    const [blocked, findings] = await check("10.240.0.0/16");
+    expect(blocked).to.equal(1);
+    expect(findings).to.include(
+      "IPPool/default-pool spec.cidr: cluster has 10.233.64.0/18, inventory (calico_pool_cidr) says 10.240.0.0/16",
+    );
   });
 
   it("--json prints exactly the module's result", async () => {

@@ -2,9 +2,11 @@ import { expect } from "chai";
 import type { CommandRunner } from "../../../src/cluster/runner.js";
 import type { OptionFlag } from "../../../src/human/flags.js";
 import { optionFlags } from "../../../src/human/flags.js";
+import { helpText } from "../../../src/human/help.js";
 import { resolveOptions } from "../../../src/human/options.js";
 import type { VarsFile } from "../../../src/human/vars.js";
 import { optionsFromVars, parseVarsText, readVarsFiles } from "../../../src/human/vars.js";
+import { calicoEncapMigrate } from "../../../src/modules/calico_encap_migrate.js";
 import { calicoPoolCheck } from "../../../src/modules/calico_pool_check.js";
 import type { ModuleDefinition } from "../../../src/protocol/module.js";
 import { executeModule } from "../../../src/protocol/module.js";
@@ -14,6 +16,9 @@ const NO_COMMANDS: CommandRunner = {
 };
 const CHECK = calicoPoolCheck(NO_COMMANDS) as ModuleDefinition<unknown>;
 const FLAGS: OptionFlag[] = optionFlags(CHECK.optionsSchema);
+const MIGRATE_FLAGS: OptionFlag[] = optionFlags(
+  (calicoEncapMigrate(NO_COMMANDS) as ModuleDefinition<unknown>).optionsSchema,
+);
 
 /** A group_vars file as a Kubespray 2.18 inventory has it. */
 const K8S_NET_CALICO = `---
@@ -178,5 +183,118 @@ describe("human front: options from --vars and flags", () => {
       pool_cidr: { value: "10.0.0.0/16", source: "--pool-cidr" },
     });
     expect(given.ok && given.options).to.deep.equal({ pool_cidr: "10.0.0.0/16" });
+  });
+});
+
+describe("human front: --vars follows Kubespray's fallbacks (x-kubespray-fallback)", () => {
+  it("takes pool_cidr from kube_pods_subnet when calico_pool_cidr is unset", () => {
+    const r = optionsFromVars(FLAGS, [
+      file("kube_pods_subnet: 10.240.0.0/16\n", "k8s-cluster.yml"),
+    ]);
+    expect(r).to.deep.equal({
+      options: {
+        pool_cidr: { value: "10.240.0.0/16", source: "kube_pods_subnet in k8s-cluster.yml" },
+      },
+      unresolved: {},
+    });
+  });
+
+  it("lets calico_pool_cidr win over kube_pods_subnet, whichever file comes last", () => {
+    for (const files of [
+      [
+        file("calico_pool_cidr: 10.1.0.0/16\n", "a.yml"),
+        file("kube_pods_subnet: 10.2.0.0/16\n", "b.yml"),
+      ],
+      [
+        file("kube_pods_subnet: 10.2.0.0/16\n", "b.yml"),
+        file("calico_pool_cidr: 10.1.0.0/16\n", "a.yml"),
+      ],
+    ])
+      expect(optionsFromVars(FLAGS, files).options.pool_cidr).to.deep.equal({
+        value: "10.1.0.0/16",
+        source: "calico_pool_cidr in a.yml",
+      });
+  });
+
+  it("takes the IPv6 pool's cidr and ipv6_stack from their fallbacks, the calico variable first", () => {
+    const older = optionsFromVars(FLAGS, [
+      file("enable_dual_stack_networks: yes\nkube_pods_subnet_ipv6: fd00:1::/112\n", "all.yml"),
+    ]);
+    expect(older.options.ipv6_stack).to.deep.equal({
+      value: true,
+      source: "enable_dual_stack_networks in all.yml",
+    });
+    expect(older.options.pool_cidr_ipv6?.value).to.equal("fd00:1::/112");
+    const both = optionsFromVars(MIGRATE_FLAGS, [
+      file("enable_dual_stack_networks: true\nipv6_stack: false\n", "all.yml"),
+    ]);
+    expect(both.options.ipv6_stack).to.deep.equal({
+      value: false,
+      source: "ipv6_stack in all.yml",
+    });
+  });
+
+  it("builds calicoctl_path and kubectl_path from bin_dir, kubeconfig from kube_config_dir", () => {
+    for (const flags of [FLAGS, MIGRATE_FLAGS]) {
+      const r = optionsFromVars(flags, [
+        file("bin_dir: /opt/bin\nkube_config_dir: /etc/k8s\n", "all.yml"),
+      ]);
+      expect(r.options).to.deep.equal({
+        calicoctl_path: { value: "/opt/bin/calicoctl.sh", source: "bin_dir in all.yml" },
+        kubectl_path: { value: "/opt/bin/kubectl", source: "bin_dir in all.yml" },
+        kubeconfig: { value: "/etc/k8s/admin.conf", source: "kube_config_dir in all.yml" },
+      });
+    }
+    // bin_dir as a bare reference is followed; nothing set leaves the schema's default.
+    const ref = optionsFromVars(FLAGS, [file('base: /srv\nbin_dir: "{{ base }}"\n', "all.yml")]);
+    expect(ref.options.kubectl_path?.value).to.equal("/srv/kubectl");
+    expect(optionsFromVars(FLAGS, [file("other: 1\n")]).options).to.deep.equal({});
+  });
+
+  it("cannot build a path from Jinja or from what is not text, and names the flag to give", () => {
+    const jinja = optionsFromVars(FLAGS, [file('bin_dir: "{{ prefix }}/bin"\n', "all.yml")]);
+    expect(jinja.unresolved.calicoctl_path).to.equal(
+      `bin_dir in all.yml is "{{ prefix }}/bin", a Jinja expression calico-encap cannot evaluate outside Ansible: give --calicoctl instead, or a plain value in the file`,
+    );
+    expect(jinja.options).to.deep.equal({});
+    const list = optionsFromVars(FLAGS, [file("bin_dir: [a, b]\n", "all.yml")]);
+    expect(list.unresolved.kubectl_path).to.equal(
+      `bin_dir in all.yml is ["a","b"], not text to make kubectl_path ({bin_dir}/kubectl) from: give --kubectl instead, or a plain value in the file`,
+    );
+    const given = resolveOptions(CHECK, jinja, {
+      calicoctl_path: { value: "/x/calicoctl.sh", source: "--calicoctl" },
+      kubectl_path: { value: "/x/kubectl", source: "--kubectl" },
+    });
+    expect(given.ok && given.options).to.deep.equal({
+      calicoctl_path: "/x/calicoctl.sh",
+      kubectl_path: "/x/kubectl",
+    });
+  });
+
+  it("lets a flag win over the calico variable and the fallback", () => {
+    const fromFile = optionsFromVars(FLAGS, [
+      file(
+        "kube_pods_subnet: 10.2.0.0/16\ncalico_pool_cidr: 10.1.0.0/16\nbin_dir: /opt/bin\nkube_config_dir: /etc/k8s\n",
+        "all.yml",
+      ),
+    ]);
+    const r = resolveOptions(CHECK, fromFile, {
+      pool_cidr: { value: "10.3.0.0/16", source: "--pool-cidr" },
+      calicoctl_path: { value: "/usr/bin/calicoctl", source: "--calicoctl" },
+    });
+    expect(r.ok && r.options).to.deep.equal({
+      pool_cidr: "10.3.0.0/16",
+      calicoctl_path: "/usr/bin/calicoctl",
+      kubectl_path: "/opt/bin/kubectl",
+      kubeconfig: "/etc/k8s/admin.conf",
+    });
+  });
+
+  it("--help names the fallback after the variable", () => {
+    const text = helpText("check", CHECK.optionsSchema, FLAGS).replace(/\s+/g, " ");
+    expect(text).to.include("--vars: calico_pool_cidr, else kube_pods_subnet]");
+    expect(text).to.include("--vars: ipv6_stack, else enable_dual_stack_networks]");
+    expect(text).to.include("--vars: {bin_dir}/calicoctl.sh]");
+    expect(text).to.include("--vars: {kube_config_dir}/admin.conf]");
   });
 });
