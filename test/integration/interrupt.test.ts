@@ -18,6 +18,7 @@ import {
   kubectl,
   labDown,
   labUp,
+  migrateArgs,
   readProber,
   resetProber,
   standinStatus,
@@ -79,11 +80,7 @@ function killPoints(): KillPoint[] {
 function args(lab: Lab, d: Direction): Record<string, unknown> {
   const [encap, backend] = STATES[d].to;
   return {
-    calicoctl_path: lab.calicoctlSh,
-    kubectl_path: lab.kubectl,
-    kubeconfig: lab.kubeconfig,
-    wait_sleep: 1,
-    wait_timeout: 120,
+    ...migrateArgs(lab),
     ipip_mode: modes(encap).ipipMode,
     vxlan_mode: modes(encap).vxlanMode,
     network_backend: backend,

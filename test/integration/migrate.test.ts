@@ -14,6 +14,7 @@ import {
   kubectl,
   labDown,
   labUp,
+  migrateArgs,
   readProber,
   resetProber,
   resourceVersions,
@@ -27,22 +28,13 @@ const TO_IPIP = { ipip_mode: "Always", vxlan_mode: "Never", network_backend: "bi
 /** Kubespray 2.19's defaults: VXLAN with backend vxlan; the block size still fell back to 24 (#9382). */
 const KUBESPRAY_219 = { ...TO_VXLAN, pool_blocksize: 24 };
 
-function labArgs(lab: Lab): Record<string, unknown> {
-  return {
-    calicoctl_path: lab.calicoctlSh,
-    kubectl_path: lab.kubectl,
-    kubeconfig: lab.kubeconfig,
-    wait_sleep: 1,
-    wait_timeout: 120,
-  };
-}
-
 async function migrate(
   lab: Lab,
   target: Record<string, unknown>,
   args: string[] = [],
 ): Promise<TaskResult> {
-  return (await runTask({ calico_encap_migrate: { ...labArgs(lab), ...target } }, { args })).result;
+  return (await runTask({ calico_encap_migrate: { ...migrateArgs(lab), ...target } }, { args }))
+    .result;
 }
 
 async function healthyLab(): Promise<Lab> {
@@ -178,7 +170,7 @@ describe("calico_encap_migrate on the lab", function () {
   it("resumes after the process is killed in the middle, and completes", async () => {
     await resetProber(lab);
     const args = join(tmpdir(), "calico-encap-migrate-args.json");
-    writeFileSync(args, JSON.stringify({ ...labArgs(lab), ...TO_VXLAN }));
+    writeFileSync(args, JSON.stringify({ ...migrateArgs(lab), ...TO_VXLAN }));
     const cli = join(REPO, "dist", "src", "cli.js");
     const first = execa("node", [cli, "module", "calico_encap_migrate", args], { reject: false });
     await waitUntil(
@@ -208,7 +200,7 @@ describe("calico_encap_migrate on the lab", function () {
   it("fails clearly when the apiserver stops mid-run, and a re-run resumes cleanly", async () => {
     const pid = (await execa("cat", [join(lab.state, "run", "kube-apiserver.pid")])).stdout.trim();
     const args = join(tmpdir(), "calico-encap-migrate-args2.json");
-    writeFileSync(args, JSON.stringify({ ...labArgs(lab), ...TO_IPIP, command_timeout: 5 }));
+    writeFileSync(args, JSON.stringify({ ...migrateArgs(lab), ...TO_IPIP, command_timeout: 5 }));
     const cli = join(REPO, "dist", "src", "cli.js");
     const first = execa("node", [cli, "module", "calico_encap_migrate", args], { reject: false });
     await waitUntil(

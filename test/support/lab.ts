@@ -53,6 +53,17 @@ export async function labDown(): Promise<void> {
   await execa("bash", [LAB_SH, "down"], { reject: false });
 }
 
+/** The datastore options that reach the lab, with a quick poll for calico_encap_migrate. */
+export function migrateArgs(lab: Lab): Record<string, unknown> {
+  return {
+    calicoctl_path: lab.calicoctlSh,
+    kubectl_path: lab.kubectl,
+    kubeconfig: lab.kubeconfig,
+    wait_sleep: 1,
+    wait_timeout: 120,
+  };
+}
+
 /** Runs the lab's real kubectl with its admin kubeconfig. */
 export async function kubectl(lab: Lab, ...args: string[]): Promise<string> {
   const r = await execa(lab.kubectl, ["--kubeconfig", lab.kubeconfig, ...args]);
