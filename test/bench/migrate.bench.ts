@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { REPO } from "../support/ansible.js";
-import { LAB_SH, readLabEnv, standinStatus, waitUntil } from "../support/lab.js";
+import { LAB_SH, readLabEnv, nodesStatus, waitUntil } from "../support/lab.js";
 
 const COUNTS = (process.env.BENCH_NODES ?? "3,100,1000").split(",").map(Number);
 const LAB_ENV = {
@@ -50,7 +50,7 @@ async function benchNodes(n: number): Promise<string> {
   await waitUntil(
     `${n} calico-node pods ready with IPIP addresses`,
     () => {
-      const s = standinStatus(lab).summary;
+      const s = nodesStatus(lab).summary;
       return s.podsReady === n && s.ipipTunnelAddrs === n;
     },
     900000,
@@ -93,12 +93,13 @@ async function benchNodes(n: number): Promise<string> {
   );
   const last = result.steps.at(-1)?.seconds ?? NaN;
   const converging = result.steps.reduce((a, s) => a + s.seconds, 0);
-  const standinMiB = standinStatus(lab);
+  const nodes = nodesStatus(lab);
+  const standinMiB = "standin" in nodes ? nodes.standin?.rssMiB : undefined;
   const row =
     `${String(n).padStart(4)} nodes: pods ready after ${readyS.toFixed(1)} s; migration ${wallS.toFixed(1)} s wall, ` +
     `${converging.toFixed(1)} s from each write to convergence (${((converging / wallS) * 100).toFixed(0)} % of wall), ` +
     `last write -> converged ${last.toFixed(1)} s; datastore calls per poll ${Math.min(...calls)}-${Math.max(...calls)} over ${calls.length} polls; ` +
-    `lab RSS ${(status.rss_kib_total / 1024).toFixed(0)} MiB, stand-in ${standinMiB.standin?.rssMiB ?? "?"} MiB`;
+    `lab RSS ${(status.rss_kib_total / 1024).toFixed(0)} MiB, stand-in ${standinMiB ?? "?"} MiB`;
   await sh(["bash", LAB_SH, "down"], {});
   return row;
 }

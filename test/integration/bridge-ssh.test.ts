@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { ansibleEnv, REPO } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
-import { labDown, labUp, standinStatus, waitUntil } from "../support/lab.js";
+import { labDown, labUp, nodesStatus, waitUntil } from "../support/lab.js";
 
 interface PlayRun {
   result: Record<string, unknown>;
@@ -91,7 +91,7 @@ describe("the action-plugin bridge over SSH to the lab's node-1", function () {
     binDir = /^bin_dir=(.*)$/m.exec(inventory)?.[1] ?? "";
     expect(binDir, "the inventory's bin_dir").to.not.equal("");
     await waitUntil("calico-node ready with BIRD", () => {
-      const s = standinStatus(lab).summary;
+      const s = nodesStatus(lab).summary;
       return s.podsReady === 3 && s.birdRunning === 3;
     });
   });

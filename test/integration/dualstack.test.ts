@@ -6,7 +6,7 @@
 import { expect } from "chai";
 import { runTask } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
-import { labDown, labUp, nodeAnnotations, standinStatus, waitUntil } from "../support/lab.js";
+import { labDown, labUp, nodeAnnotations, nodesStatus, waitUntil } from "../support/lab.js";
 
 const V6_VXLAN = "projectcalico.org/IPv6VXLANTunnelAddr";
 
@@ -17,7 +17,7 @@ describe("calico_encap_migrate on a dual-stack cluster", function () {
   before(async () => {
     process.env.LAB_DATAPLANE = "0";
     lab = await labUp("dualstack");
-    await waitUntil("calico-node ready", () => standinStatus(lab).summary.podsReady === 3);
+    await waitUntil("calico-node ready", () => nodesStatus(lab).summary.podsReady === 3);
   });
   after(async () => {
     await labDown();

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
-import { labDown, labUp, resourceVersions, standinStatus, waitUntil } from "../support/lab.js";
+import { labDown, labUp, resourceVersions, nodesStatus, waitUntil } from "../support/lab.js";
 
 const CLI = join(REPO, "dist", "src", "cli.js");
 const ESC = String.fromCharCode(27);
@@ -50,7 +50,7 @@ describe("calico-encap check|migrate on the lab (the human front)", function () 
     process.env.LAB_DATAPLANE = dataplane ?? "0";
     lab = await labUp("kubespray-2.18");
     await waitUntil("calico-node ready with BIRD", () => {
-      const s = standinStatus(lab).summary;
+      const s = nodesStatus(lab).summary;
       return s.podsReady === 3 && s.birdRunning === 3;
     });
     dir = mkdtempSync(join(tmpdir(), "calico-encap-human-"));

@@ -21,7 +21,7 @@ import {
   migrateArgs,
   readProber,
   resetProber,
-  standinStatus,
+  nodesStatus,
   startProber,
   waitUntil,
 } from "../support/lab.js";
@@ -150,7 +150,7 @@ describe("calico_encap_migrate killed during each step and each wait, then re-ru
   before(async () => {
     lab = await labUp("kubespray-2.18");
     await waitUntil("calico-node ready with BIRD", () => {
-      const s = standinStatus(lab).summary;
+      const s = nodesStatus(lab).summary;
       return s.podsReady === 3 && s.birdRunning === 3;
     });
     await startProber(lab);

@@ -13,7 +13,7 @@ import {
   nodeAnnotations,
   readProber,
   resetProber,
-  standinStatus,
+  nodesStatus,
   startProber,
   waitUntil,
 } from "../support/lab.js";
@@ -24,7 +24,7 @@ const VXLAN_ADDR = "projectcalico.org/IPv4VXLANTunnelAddr";
 async function settledLab(): Promise<Lab> {
   const lab = await labUp("kubespray-2.18");
   await waitUntil("every calico-node pod ready with BIRD", () => {
-    const s = standinStatus(lab).summary;
+    const s = nodesStatus(lab).summary;
     return s.podsReady === 3 && s.birdRunning === 3;
   });
   await startProber(lab);
@@ -90,7 +90,7 @@ describe("the lab can fail", function () {
     await waitUntil(
       "calico-node rolled with backend vxlan",
       () => {
-        const s = standinStatus(lab);
+        const s = nodesStatus(lab);
         return (
           s.summary.podsReady === 3 && Object.values(s.nodes).every((n) => n.backend === "vxlan")
         );
@@ -104,7 +104,7 @@ describe("the lab can fail", function () {
       `      2022 upgrade replayed: ${figures.lost} of ${figures.sent} probes lost, longest gap ${figures.longest_gap_ms} ms`,
     );
     expect(figures.lost, "cross-node probes are lost").to.be.greaterThan(figures.sent / 2);
-    expect(standinStatus(lab).summary.birdRunning, "BIRD stopped").to.equal(0);
+    expect(nodesStatus(lab).summary.birdRunning, "BIRD stopped").to.equal(0);
     const annotations = await nodeAnnotations(lab);
     for (const node of NODES) {
       expect(annotations[node]?.[VXLAN_ADDR], `${node} has no VXLAN tunnel address`).to.equal(
@@ -130,7 +130,7 @@ describe("the lab can fail", function () {
       (await Promise.all(NODES.map((n) => hasVxlanDevice(n)))).every(Boolean),
     );
     await calicoctl(lab, "patch", "felixconfig", "default", "-p", '{"spec":{"ipipEnabled":false}}');
-    await waitUntil("calico-node ready", () => standinStatus(lab).summary.podsReady === 3);
+    await waitUntil("calico-node ready", () => nodesStatus(lab).summary.podsReady === 3);
     await new Promise((r) => setTimeout(r, 2000));
     const during = await readProber(lab);
     console.log(

@@ -13,7 +13,13 @@ import { meshSpec, withoutRoute } from "../lab/dataplane/mesh.js";
 import { planNode } from "../lab/dataplane/plan.js";
 import type { DataplaneSpec } from "../lab/dataplane/spec.js";
 import type { ProberReport } from "../lab/prober/control.js";
-import { readProber, resetProber, startProber, stopProber } from "../lab/prober/control.js";
+import {
+  agentsFromSpec,
+  readProber,
+  resetProber,
+  startProber,
+  stopProber,
+} from "../lab/prober/control.js";
 import { REPO } from "../support/ansible.js";
 
 const LAB_SH = join(REPO, "test", "lab", "lab.sh");
@@ -115,7 +121,11 @@ describe("lab data plane (namespaces, VXLAN and BGP routes, prober, SSH)", funct
       const plan = planNode(n, vxlan.vxlan, await readNode(`${PREFIX}${n.name}`));
       expect(plan, `${n.name} after apply`).to.deep.equal({ ip: [], bridge: [] });
     }
-    await startProber(vxlan, { state: STATE, netnsPrefix: PREFIX, maxSeconds: 600 });
+    await startProber(agentsFromSpec(vxlan, PREFIX), {
+      state: STATE,
+      netnsPrefix: PREFIX,
+      maxSeconds: 600,
+    });
     const r = await measure(3000);
     expect(r.pairs).to.have.length(6);
     for (const p of r.pairs) {

@@ -18,7 +18,7 @@ import {
   readProber,
   resetProber,
   resourceVersions,
-  standinStatus,
+  nodesStatus,
   startProber,
   waitUntil,
 } from "../support/lab.js";
@@ -40,7 +40,7 @@ async function migrate(
 async function healthyLab(): Promise<Lab> {
   const lab = await labUp("kubespray-2.18");
   await waitUntil("calico-node ready with BIRD", () => {
-    const s = standinStatus(lab).summary;
+    const s = nodesStatus(lab).summary;
     return s.podsReady === 3 && s.birdRunning === 3;
   });
   await startProber(lab);
@@ -81,7 +81,7 @@ describe("calico_encap_migrate on the lab", function () {
     expect(r.warnings?.join(" ")).to.include("MTU");
     for (const node of ["node-1", "node-2", "node-3"])
       expect(await hasVxlanDevice(node), node).to.equal(true);
-    expect(standinStatus(lab).summary.birdRunning).to.equal(0);
+    expect(nodesStatus(lab).summary.birdRunning).to.equal(0);
     const check = (
       await runTask({
         calico_pool_check: {
@@ -113,7 +113,7 @@ describe("calico_encap_migrate on the lab", function () {
     expect((r.steps as { title: string }[])[0]?.title).to.match(/backend bird/);
     // Nodes hand their routes from Felix (VXLAN) to BIRD one by one: usually no probe is lost, in some runs 1-2.
     expect(p.longest_gap_ms, "the handover window stays short").to.be.below(2000);
-    expect(standinStatus(lab).summary.birdRunning).to.equal(3);
+    expect(nodesStatus(lab).summary.birdRunning).to.equal(3);
   });
 
   it("refuses while another run holds the Lease, and changes nothing", async () => {

@@ -19,7 +19,7 @@ import {
   labDown,
   labUp,
   resourceVersions,
-  standinStatus,
+  nodesStatus,
   waitUntil,
 } from "../support/lab.js";
 import type { PlaybookRun } from "../support/playbook.js";
@@ -61,7 +61,7 @@ describe("the calico_encap role's playbooks on a Kubespray 2.18 lab over SSH", f
     lab = await labUp("kubespray-2.18");
     inventory = join(lab.state, "inventory.ini");
     await waitUntil("calico-node ready with BIRD on every node", () => {
-      const s = standinStatus(lab).summary;
+      const s = nodesStatus(lab).summary;
       return s.podsReady === 3 && s.birdRunning === 3;
     });
   });

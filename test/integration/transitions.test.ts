@@ -17,7 +17,7 @@ import {
   labUp,
   readProber,
   resetProber,
-  standinStatus,
+  nodesStatus,
   startProber,
   waitUntil,
 } from "../support/lab.js";
@@ -86,7 +86,7 @@ describe("every transition on the lab", function () {
     lab = await labUp("kubespray-2.18");
     await waitUntil(
       "calico-node ready with BIRD",
-      () => standinStatus(lab).summary.podsReady === 3,
+      () => nodesStatus(lab).summary.podsReady === 3,
       60000,
     );
     await startProber(lab);

@@ -11,7 +11,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 log() { printf '[lab-build] %s\n' "$*" >&2; }
 
 install_debian_packages() {
-	local pkgs=(iproute2 iputils-ping openssh-server jq openssl gettext-base procps) missing=() p
+	# iptables and ipset for Felix, bird (1.6.8, BIRD 1.x: the language Calico's confd renders) for the
+	# BGP backend, socat for the relays into the nodes' namespaces.
+	local pkgs=(iproute2 iputils-ping openssh-server jq openssl gettext-base procps iptables ipset bird socat) missing=() p
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 	done
@@ -39,14 +41,16 @@ targets() {
 	k8s_minor=${k8s_minor%%.*}
 	local k8s_ldflags="-X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$k8s_minor -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$k8s_minor"
 	local calico_rev=${CALICO_MODULE_VERSION##*-}
+	local calico_ldflags="-X github.com/projectcalico/calico/pkg/buildinfo.Version=$CALICO_RELEASE -X github.com/projectcalico/calico/pkg/buildinfo.GitRevision=$calico_rev"
 	printf '%s|%s|%s|%s\n' \
 		etcd etcd go.etcd.io/etcd/server/v3 "-X go.etcd.io/etcd/api/v3/version.GitSHA=module-$ETCD_VERSION" \
 		kube-apiserver kubernetes k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" \
 		kube-controller-manager kubernetes k8s.io/kubernetes/cmd/kube-controller-manager "$k8s_ldflags" \
 		kube-scheduler kubernetes k8s.io/kubernetes/cmd/kube-scheduler "$k8s_ldflags" \
 		kubectl kubernetes k8s.io/kubernetes/cmd/kubectl "$k8s_ldflags" \
-		calicoctl calicoctl github.com/projectcalico/calico/calicoctl/calicoctl \
-		"-X github.com/projectcalico/calico/pkg/buildinfo.Version=$CALICO_RELEASE -X github.com/projectcalico/calico/pkg/buildinfo.GitRevision=$calico_rev"
+		calicoctl calicoctl github.com/projectcalico/calico/calicoctl/calicoctl "$calico_ldflags" \
+		calico-node calico-node github.com/projectcalico/calico/node/cmd/calico-node "$calico_ldflags" \
+		calico-cni calico-node github.com/projectcalico/calico/cni-plugin/cmd/calico "$calico_ldflags"
 }
 
 stamp_of() { # wrapper

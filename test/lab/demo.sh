@@ -54,10 +54,10 @@ playbook() {
 say "1. Starting the lab as Kubespray 2.18 left it (IPIP Always, backend bird, Felix ipipEnabled: true)"
 PROFILE=kubespray-2.18 NODES=3 bash test/lab/lab.sh up
 for _ in $(seq 1 120); do
-	[ "$(jq -r '.summary.podsReady' "$state/standin/status.json" 2>/dev/null)" = 3 ] && break
+	[ "$(jq -r '.summary.podsReady' "$state/kubelet/status.json" 2>/dev/null)" = 3 ] && break
 	sleep 0.5
 done
-prober start --spec "$state/dataplane/desired.json" --max-seconds 900
+prober start --pods "$state/kubelet/pods.json" --max-seconds 900
 
 say "2. The preflight with Kubespray 2.19's defaults (the 2022 upgrade): expect it to block"
 if playbook preflight "${kubespray_219[@]}"; then die "the preflight passed; it should have blocked the 2.19 defaults"; fi

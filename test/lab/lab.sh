@@ -333,36 +333,20 @@ etcd_put() {
 		--arg v "$(printf %s "$2" | base64 -w0)" '{key: $k, value: $v}')" >/dev/null
 }
 
-# node_vars I: the variables node.yaml and calico-node.yaml need for node I.
+# node_vars I: the variables node.yaml and calico-node.yaml need for node I. No tunnel address is seeded: calico-node's
+# allocate-tunnel-addrs assigns them from Calico IPAM (a seeded address with no IPAM objects behind it is one Calico
+# itself would never produce, and real allocate-tunnel-addrs replaces it).
 node_vars() {
-	local i=$1 block
+	local i=$1
 	export NODE_NAME=node-$i NODE_IPV4 NODE_IPV6= NODE_CONTROL_PLANE= NODE_WORKER=
-	export NODE_IPIP_ADDR= NODE_VXLAN_ADDR= NODE_VXLAN_MAC= NODE_VXLAN_ADDR6= NODE_VXLAN_MAC6=
-	export CALICO_KDD_IPV6= CALICO_KDD_IPIP= CALICO_KDD_VXLAN= CALICO_KDD_VXLAN6=
+	export CALICO_KDD_IPV6=
 	export UNDERLAY_PREFIX UNDERLAY_PREFIX6
 	NODE_IPV4=$(node_ipv4 "$i")
 	if [ "$i" = 1 ]; then NODE_CONTROL_PLANE=yes; else NODE_WORKER=yes; fi
 	[ "$CALICO_WITH_CALICO" = yes ] || return 0
-	block=$(block4 "$POOL_CIDR" "$POOL_BLOCKSIZE" $((i - 1)))
-	if [ "$POOL_IPIP_MODE" != Never ]; then
-		NODE_IPIP_ADDR=${block%/*}
-	elif [ "$POOL_VXLAN_MODE" != Never ]; then
-		NODE_VXLAN_ADDR=${block%/*}
-		NODE_VXLAN_MAC=$(printf '66:4c:61:62:%02x:%02x' 4 "$i")
-	fi
 	if [ -n "$POOL6_CIDR" ]; then
 		NODE_IPV6=$(node_ipv6 "$i")
 		[ "$CALICO_DATASTORE" = kdd ] && CALICO_KDD_IPV6=yes
-		if [ "$POOL6_VXLAN_MODE" != Never ]; then
-			block=$(block6 "$POOL6_CIDR" "$POOL6_BLOCKSIZE" $((i - 1)))
-			NODE_VXLAN_ADDR6=${block%/*}
-			NODE_VXLAN_MAC6=$(printf '66:4c:61:62:%02x:%02x' 6 "$i")
-			[ "$CALICO_DATASTORE" = kdd ] && CALICO_KDD_VXLAN6=yes
-		fi
-	fi
-	if [ "$CALICO_DATASTORE" = kdd ]; then
-		[ -n "$NODE_IPIP_ADDR" ] && CALICO_KDD_IPIP=yes
-		[ -n "$NODE_VXLAN_ADDR" ] && CALICO_KDD_VXLAN=yes
 	fi
 	return 0
 }
@@ -415,7 +399,15 @@ cmd_up() {
 	if [ "$CALICO_WITH_CALICO" = yes ]; then
 		wait_for 60 "kube-controller-manager to create $NODES calico-node pods" calico_node_pods_created
 	fi
-	standin_up
+	case $(calico_node_mode) in
+	real)
+		create_probe_pods
+		kubelet_up
+		;;
+	standin) standin_up ;;
+	none) ;;
+	*) die "LAB_CALICO_NODE must be real, standin or none" ;;
+	esac
 	trap - EXIT
 	echo $((SECONDS - start)) >"$LAB_STATE/up-seconds"
 	log "up in $((SECONDS - start))s; source $LAB_STATE/env"
@@ -448,6 +440,58 @@ EOF
 dataplane_down() { [ ! -f "$LAB_STATE/net/config" ] || net_sh down || true; }
 dataplane_status() {
 	if [ -f "$LAB_STATE/net/config" ]; then net_sh status; else echo '{"dataplane": null, "prober": null}'; fi
+}
+
+# ---- calico-node: the real one under the lab's kubelet (test/lab/kubelet), or the stand-in -------------------
+# real (the default with a data plane): the lab's kubelet runs the calico-node DaemonSet's pods with the real
+# calico-node on the data-plane nodes' namespaces. standin: the TypeScript model (test/lab/standin), kept only for
+# control-plane-only simulations of many nodes (LAB_DATAPLANE=0) and for the pre-3.23 profile (no calico-node
+# older than the v3.31.0 the lab builds). none: nothing plays the nodes (LAB_STANDIN=0). LAB_CALICO_NODE overrides.
+calico_node_mode() {
+	if [ -n "${LAB_CALICO_NODE:-}" ]; then echo "$LAB_CALICO_NODE"; return; fi
+	if [ "${LAB_STANDIN:-1}" = 0 ]; then echo none; return; fi
+	if [ "${LAB_DATAPLANE:-1}" = 0 ] || [ "$LAB_PROFILE" = pre-3.23 ] || [ "$CALICO_WITH_CALICO" != yes ]; then
+		echo standin
+	else
+		echo real
+	fi
+}
+
+# The prober's pods: one per data-plane node, bound to it (as the scheduler would), networked by the lab's kubelet
+# with the real Calico CNI plugin.
+create_probe_pods() {
+	local i n=${LAB_DATAPLANE_NODES:-3}
+	[ "$n" -le "$NODES" ] || n=$NODES
+	for ((i = 1; i <= n; i++)); do
+		NODE_NAME=node-$i render probe-pod.yaml | kc apply -f - >/dev/null
+	done
+}
+
+kubelet_up() {
+	local main=$REPO_DIR/dist/test/lab/kubelet/main.js
+	[ -f "$main" ] || die "$main missing: build first (npx tsc -p .)"
+	[ -x "$LAB_BIN/calico-node" ] && [ -x "$LAB_BIN/calico-cni" ] || die "calico-node or calico-cni missing in $LAB_BIN: run test/lab/build.sh"
+	[ -d "$CALICO_MODULE_DIR/confd" ] || (cd "$LAB_DIR/go/calico-node" && go mod download github.com/projectcalico/calico)
+	echo "export LAB_CALICO_MODULE_DIR=$CALICO_MODULE_DIR" >>"$LAB_STATE/env"
+	echo "export LAB_CALICO_NODE=real" >>"$LAB_STATE/env"
+	LAB_STATE=$LAB_STATE LAB_CALICO_MODULE_DIR=$CALICO_MODULE_DIR LAB_DATAPLANE_NODES=${LAB_DATAPLANE_NODES:-3} \
+		LAB_NETNS_PREFIX=${LAB_NETNS_PREFIX:-calab-} LAB_CALICO_DATASTORE=$CALICO_DATASTORE \
+		setsid node "$main" >"$LOGS/kubelet.log" 2>&1 </dev/null &
+	echo $! >"$RUN/kubelet.pid"
+	wait_for 30 "the lab kubelet's first status" test -s "$LAB_STATE/kubelet/status.json"
+	wait_for "${LAB_READY_TIMEOUT:-180}" "calico-node ready on every data-plane node and the prober's pods networked" kubelet_ready
+}
+kubelet_ready() {
+	jq -e '(.summary.podsReady == .summary.nodes) and ([.probePods[] | select(.podIP == null)] | length == 0)' \
+		"$LAB_STATE/kubelet/status.json" >/dev/null
+}
+kubelet_down() {
+	local pid i
+	pid=$(cat "$RUN/kubelet.pid" 2>/dev/null || true)
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	for i in $(seq 1 80); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+	kill -KILL "$pid" 2>/dev/null || true
 }
 
 # ---- calico-node stand-in (test/lab/standin owns it) ----------------------------------------
@@ -485,11 +529,41 @@ standin_status() {
 		vxlan_devices: $s.summary.vxlanDevices, cycle_ms: $s.standin.cycleMsAvg20, warnings: $s.warnings}' "$f"
 }
 
+kubelet_status() {
+	local pid alive=false rss=0 f=$LAB_STATE/kubelet/status.json
+	pid=$(cat "$RUN/kubelet.pid" 2>/dev/null || true)
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		alive=true
+		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+	fi
+	[ -s "$f" ] || f=/dev/null
+	# calico-node's processes per node, with their resident memory.
+	jq -s -c --arg pid "$pid" --argjson alive "$alive" --argjson rss "${rss:-0}" --argjson mem "$(calico_node_rss)" '(.[0] // {}) as $s | {
+		pid: ($pid | tonumber? // null), alive: $alive, rss_kib: $rss, summary: $s.summary,
+		nodes: (($s.nodes // {}) | with_entries(.value = {pod: .value.pod, ready: .value.podReady, backend: .value.backend,
+			services: [.value.services[] | select(.running) | .name], felixRestarts: .value.felixRestarts,
+			vxlanDevice: .value.vxlanDevice, routes: .value.routes})),
+		probe_pods: $s.probePods, calico_node_rss_kib: $mem}' "$f"
+}
+# Resident memory of every calico-node and bird process of this lab (its nodes' namespaces), in KiB.
+calico_node_rss() {
+	local ns pid total=0 r
+	for ns in $(ip netns list 2>/dev/null | awk -v p="${LAB_NETNS_PREFIX:-calab-}node-" 'index($1, p) == 1 { print $1 }'); do
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			case "$(cat "/proc/$pid/comm" 2>/dev/null)" in calico-node | bird) ;; *) continue ;; esac
+			r=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+			total=$((total + ${r:-0}))
+		done
+	done
+	echo "$total"
+}
+
 pid_of() { cat "$RUN/$1.pid" 2>/dev/null || true; }
 alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 
 cmd_down() {
 	local name pid i
+	kubelet_down
 	standin_down
 	dataplane_down
 	for ((i = ${#PROCESSES[@]} - 1; i >= 0; i--)); do
@@ -539,7 +613,7 @@ main() {
 	case ${1:-} in
 	up) shift; cmd_up "$@" ;;
 	down) cmd_down ;;
-	status) cmd_status | jq --argjson standin "$(standin_status)" '. + {standin: $standin}' ;;
+	status) cmd_status | jq --argjson standin "$(standin_status)" --argjson kubelet "$(kubelet_status)" '. + {standin: $standin, kubelet: $kubelet}' ;;
 	*) echo "usage: $0 up [PROFILE] | down | status   (profiles: $PROFILES)" >&2; exit 2 ;;
 	esac
 }

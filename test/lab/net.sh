@@ -3,7 +3,7 @@
 # per data-plane node with a veth into the bridge, sshd in node-1's namespace, and two relays that
 # let node-1 reach the apiserver and etcd on its own 127.0.0.1 (over Unix sockets, so nothing new
 # listens on any network interface of the root namespace). Nothing here routes out of the machine:
-# the namespaces have no default route and the bridge is not attached to a real interface.
+# the namespaces' default route has no gateway (on-link on the bridge, which no real interface is attached to).
 #
 #   net.sh up       create (idempotent; installs iproute2, iputils-ping, openssh-server, socat if missing)
 #   net.sh down     stop the prober, sshd and relays; delete the namespaces and the bridge
@@ -72,10 +72,13 @@ ensure_tools() {
 	command -v ip >/dev/null || missing+=(iproute2)
 	command -v bridge >/dev/null || missing+=(iproute2)
 	command -v ping >/dev/null || missing+=(iputils-ping)
+	command -v socat >/dev/null || missing+=(socat)
+	[ -x /usr/sbin/iptables ] || missing+=(iptables)
+	[ -x /usr/sbin/ipset ] || missing+=(ipset)
+	[ -x /usr/sbin/bird ] || missing+=(bird)
 	if [ "$LAB_SSH" = 1 ]; then
 		[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 		command -v ssh >/dev/null || missing+=(openssh-client)
-		command -v socat >/dev/null || missing+=(socat)
 	fi
 	[ ${#missing[@]} -eq 0 ] && return 0
 	log "installing ${missing[*]}"
@@ -108,9 +111,15 @@ node_up() {
 link set lo up
 addr replace $addr/24 dev eth0
 link set eth0 up
+route replace default dev eth0
 EOF
+	# A default route, as every node has one: Calico's pods reach their gateway 169.254.1.1 by proxy ARP on the
+	# cali* interface, which the kernel answers only with a route for it. Without a gateway nothing leaves the
+	# underlay (no one on the bridge answers for other addresses).
 	# A node routes nothing it is not told to; replies from pod addresses need no rp_filter help.
-	ip netns exec "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
+	# Forwarding on, as Kubespray's sysctl settings leave every node (pods' traffic is forwarded).
+	ip netns exec "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+		net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
 }
 
 # ---- sshd and the relays in node-1 ---------------------------------------------------------
@@ -149,11 +158,11 @@ EOF
 	fi
 }
 
-# relay_up NAME PORT: root's 127.0.0.1:PORT reachable as 127.0.0.1:PORT inside node-1, through a Unix
-# socket under $NET_STATE/sock (mode 700): one socat per side.
+# relay_up NAME PORT: root's 127.0.0.1:PORT reachable as 127.0.0.1:PORT inside every node's namespace (a node's
+# calico-node reaches the apiserver, or etcd, there), through a Unix socket under $NET_STATE/sock (mode 700): one
+# socat on the root side, one per node.
 relay_up() {
-	local name=$1 port=$2 ns
-	ns=$(ns_name 1)
+	local name=$1 port=$2 ns i
 	mkdir -p "$SOCKS"
 	chmod 700 "$SOCKS"
 	if ! pid_alive "$(cat "$NET_STATE/relay-$name-root.pid" 2>/dev/null)"; then
@@ -161,11 +170,14 @@ relay_up() {
 			</dev/null >>"$NET_STATE/relay-$name.log" 2>&1 &
 		echo $! >"$NET_STATE/relay-$name-root.pid"
 	fi
-	if ! pid_alive "$(cat "$NET_STATE/relay-$name-ns.pid" 2>/dev/null)"; then
-		setsid ip netns exec "$ns" socat "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$SOCKS/$name.sock" \
-			</dev/null >>"$NET_STATE/relay-$name.log" 2>&1 &
-		echo $! >"$NET_STATE/relay-$name-ns.pid"
-	fi
+	for ((i = 1; i <= LAB_DATAPLANE_NODES; i++)); do
+		ns=$(ns_name "$i")
+		if ! pid_alive "$(cat "$NET_STATE/relay-$name-ns-$i.pid" 2>/dev/null)"; then
+			setsid ip netns exec "$ns" socat "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$SOCKS/$name.sock" \
+				</dev/null >>"$NET_STATE/relay-$name.log" 2>&1 &
+			echo $! >"$NET_STATE/relay-$name-ns-$i.pid"
+		fi
+	done
 }
 
 # Kubespray's layout as node-1 sees it over SSH. The namespace shares the root filesystem, so the
@@ -222,10 +234,12 @@ cmd_up() {
 	bridge_up
 	local i
 	for ((i = 1; i <= LAB_DATAPLANE_NODES; i++)); do node_up "$i"; done
-	if [ "$LAB_SSH" = 1 ] && [ "$LAB_DATAPLANE_NODES" -ge 1 ]; then
-		sshd_up
+	if [ "$LAB_DATAPLANE_NODES" -ge 1 ]; then
 		relay_up apiserver "$LAB_APISERVER_PORT"
 		relay_up etcd "$LAB_ETCD_PORT"
+	fi
+	if [ "$LAB_SSH" = 1 ] && [ "$LAB_DATAPLANE_NODES" -ge 1 ]; then
+		sshd_up
 		node1_layout
 		write_inventory
 	fi
@@ -250,9 +264,14 @@ cmd_down() {
 	for f in "$LAB_STATE"/prober/*.pid "$NET_STATE"/relay-*.pid "$RUN/sshd.pid"; do
 		[ -e "$f" ] && kill_pidfile "$f"
 	done
+	# Pods' namespaces (made by the lab's kubelet for the CNI plugin).
+	for ns in $(ip netns list | awk -v p="${LAB_NETNS_PREFIX}pod-" 'index($1, p) == 1 { print $1 }'); do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
+		ip netns del "$ns" 2>/dev/null || true
+	done
 	for ((i = 1; i <= LAB_DATAPLANE_NODES; i++)); do
 		ns=$(ns_name "$i")
-		# Whatever still runs in the namespace is the lab's (prober, sshd sessions).
+		# Whatever still runs in the namespace is the lab's (prober, sshd sessions, calico-node, BIRD).
 		if ns_exists "$ns"; then
 			ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
 			ip netns del "$ns"

@@ -1,8 +1,9 @@
 // The lab from the tests' side: bring it up with a seed profile, read .lab/env, run its kubectl and calicoctl.sh.
 
 import { execa } from "execa";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { KubeletStatus } from "../lab/kubelet/status.js";
 import type { Status } from "../lab/standin/core.js";
 import { REPO } from "./ansible.js";
 
@@ -110,10 +111,22 @@ export async function resourceVersions(lab: Lab): Promise<Record<string, string>
 /** <LAB_STATE>/standin/status.json: the stand-in's Status plus its own process figures. */
 export type StandinStatus = Status & { standin?: { rssMiB?: number } };
 
-export function standinStatus(lab: Lab): StandinStatus {
+/**
+ * What runs on the nodes: the lab kubelet's status (real calico-node) when it runs, else the stand-in's. Both carry
+ * the same summary (pods, podsReady, birdRunning, vxlanDevices, tunnel addresses) and per-node podReady, backend,
+ * vxlanDevice, routes.
+ */
+export function nodesStatus(lab: Lab): KubeletStatus | StandinStatus {
+  const real = join(lab.state, "kubelet", "status.json");
+  if (existsSync(real)) return JSON.parse(readFileSync(real, "utf8")) as KubeletStatus;
   return JSON.parse(
     readFileSync(join(lab.state, "standin", "status.json"), "utf8"),
   ) as StandinStatus;
+}
+
+/** Whether the lab runs the real calico-node (the lab kubelet) rather than the stand-in. */
+export function realCalicoNode(lab: Lab): boolean {
+  return existsSync(join(lab.state, "kubelet", "status.json"));
 }
 
 /** Polls until check() is true; fails with what was last seen after timeoutMs. */
@@ -144,13 +157,18 @@ export interface ProberFigures {
   rate_pps: number;
 }
 
-/** Starts the prober on the pod addresses of the data plane the stand-in programmed. */
+/**
+ * Starts the prober: with the real calico-node, on the prober's pods (pod to pod, and host to remote pod); on a
+ * stand-in lab, on the pod addresses of the data plane the stand-in programmed.
+ */
 export async function startProber(lab: Lab): Promise<void> {
+  const pods = join(lab.state, "kubelet", "pods.json");
   await execa("node", [
     PROBER,
     "start",
-    "--spec",
-    join(lab.state, "dataplane", "desired.json"),
+    ...(existsSync(pods)
+      ? ["--pods", pods]
+      : ["--spec", join(lab.state, "dataplane", "desired.json")]),
     "--state",
     lab.state,
     "--max-seconds",

@@ -1,6 +1,6 @@
 // Starting, resetting, reading and stopping the prober agents (one per node namespace), for tests and lab.sh.
 //
-//   node dist/test/lab/prober/control.js start --spec SPEC.json [--prefix calab-] [--state DIR] [--max-seconds N]
+//   node dist/test/lab/prober/control.js start --pods PODS.json | --spec SPEC.json [--prefix calab-] [--state DIR] [--max-seconds N]
 //   node dist/test/lab/prober/control.js reset|read|stop [--state DIR]
 //
 // State defaults to $LAB_STATE, else <repo>/.lab; the prefix to $LAB_NETNS_PREFIX, else calab-.
@@ -18,6 +18,7 @@ import {
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DataplaneSpec } from "../dataplane/spec.js";
+import type { ProbePod } from "../kubelet/status.js";
 import type { AgentConfig, ProberSummary } from "./types.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -92,23 +93,58 @@ function readSummaries(state: string): ProberSummary[] {
   return out;
 }
 
-/** Starts one agent per node that has a namespace and a pod address (stopping any running first). */
-export async function startProber(spec: DataplaneSpec, opts: ProberOptions): Promise<void> {
-  await stopProber(opts.state);
-  const dir = dirOf(opts.state);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
+/** One agent: where it runs, the address it binds, and which agents it probes (by name). */
+export interface ProbeAgent {
+  name: string;
+  netns: string;
+  address: string;
+  targets: string[];
+}
+
+/** Stand-in labs: one agent per node namespace, on the pod address the stand-in's data plane put on lo. */
+export function agentsFromSpec(spec: DataplaneSpec, netnsPrefix: string): ProbeAgent[] {
   const nodes = spec.nodes
-    .map((n) => ({
-      name: n.name,
-      netns: `${opts.netnsPrefix}${n.name}`,
-      address: n.podAddresses[0],
-    }))
+    .map((n) => ({ name: n.name, netns: `${netnsPrefix}${n.name}`, address: n.podAddresses[0] }))
     .filter(
       (n): n is { name: string; netns: string; address: string } =>
         n.address !== undefined && existsSync(`/run/netns/${n.netns}`),
     )
     .map((n) => ({ ...n, address: n.address.split("/")[0] ?? n.address }));
+  return nodes.map((n) => ({ ...n, targets: nodes.filter((o) => o !== n).map((o) => o.name) }));
+}
+
+/**
+ * Real calico-node labs: the prober's pods (<LAB_STATE>/kubelet/pods.json, networked by the Calico CNI plugin).
+ * Pod to pod across every ordered node pair (agent "node-1" in pod prober-node-1's namespace), and host to remote
+ * pod (agent "node-1.host" in node-1's own namespace, probing the other nodes' pods).
+ */
+export function agentsFromPods(pods: ProbePod[]): ProbeAgent[] {
+  const ready = pods.filter((p) => p.podIP !== null && existsSync(`/run/netns/${p.netns}`));
+  const podAgents: ProbeAgent[] = ready.map((p) => ({
+    name: p.node,
+    netns: p.netns,
+    address: p.podIP ?? "",
+    targets: ready.filter((o) => o.node !== p.node).map((o) => o.node),
+  }));
+  const hostAgents: ProbeAgent[] = ready
+    .filter((p) => p.hostIP !== null && existsSync(`/run/netns/${p.nodeNetns}`))
+    .map((p) => ({
+      name: `${p.node}.host`,
+      netns: p.nodeNetns,
+      address: p.hostIP ?? "",
+      targets: ready.filter((o) => o.node !== p.node).map((o) => o.node),
+    }));
+  return [...podAgents, ...hostAgents];
+}
+
+/** Starts the agents (stopping any running first). */
+export async function startProber(agents: ProbeAgent[], opts: ProberOptions): Promise<void> {
+  await stopProber(opts.state);
+  const dir = dirOf(opts.state);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const nodes = agents;
+  const byName = new Map(agents.map((a) => [a.name, a]));
   for (const n of nodes) {
     const cfg: AgentConfig = {
       node: n.name,
@@ -118,7 +154,10 @@ export async function startProber(spec: DataplaneSpec, opts: ProberOptions): Pro
       timeoutMs: opts.timeoutMs ?? 1000,
       maxSeconds: opts.maxSeconds ?? 7200,
       out: join(dir, `${n.name}.json`),
-      targets: nodes.filter((o) => o !== n).map((o) => ({ node: o.name, address: o.address })),
+      targets: n.targets.flatMap((t) => {
+        const a = byName.get(t);
+        return a ? [{ node: a.name, address: a.address }] : [];
+      }),
     };
     const cfgFile = join(dir, `${n.name}.cfg`);
     writeFileSync(cfgFile, JSON.stringify(cfg, null, 2) + "\n");
@@ -227,12 +266,25 @@ async function cli(): Promise<void> {
   switch (cmd) {
     case "start": {
       const specFile = arg("--spec");
-      if (!specFile) throw new Error("start needs --spec SPEC.json");
-      const spec = JSON.parse(readFileSync(specFile, "utf8")) as DataplaneSpec;
+      const podsFile = arg("--pods");
+      const prefix = arg("--prefix") ?? process.env.LAB_NETNS_PREFIX ?? "calab-";
+      let agents: ProbeAgent[];
+      if (podsFile)
+        agents = agentsFromPods(JSON.parse(readFileSync(podsFile, "utf8")) as ProbePod[]);
+      else if (specFile)
+        agents = agentsFromSpec(
+          JSON.parse(readFileSync(specFile, "utf8")) as DataplaneSpec,
+          prefix,
+        );
+      else
+        throw new Error(
+          "start needs --pods PODS.json (real calico-node) or --spec SPEC.json (stand-in)",
+        );
+      if (agents.length === 0) throw new Error("no agent to start: no pod address yet");
       const max = arg("--max-seconds");
-      await startProber(spec, {
+      await startProber(agents, {
         state,
-        netnsPrefix: arg("--prefix") ?? process.env.LAB_NETNS_PREFIX ?? "calab-",
+        netnsPrefix: prefix,
         ...(max ? { maxSeconds: Number(max) } : {}),
       });
       return;

@@ -1,0 +1,11 @@
+//go:build tools
+
+// Package tools pins Calico's calico-node main package (Felix, confd, allocate-tunnel-addrs, the
+// readiness and liveness probes) and the Calico CNI plugin (calico, calico-ipam) so that `go mod
+// tidy` keeps their dependencies in go.mod and go.sum.
+package tools
+
+import (
+	_ "github.com/projectcalico/calico/cni-plugin/cmd/calico"
+	_ "github.com/projectcalico/calico/node/cmd/calico-node"
+)
