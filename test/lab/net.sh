@@ -80,10 +80,14 @@ ensure_tools() {
 		[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 		command -v ssh >/dev/null || missing+=(openssh-client)
 	fi
+	# calico-node's -bird-ready and -bird-live run /bin/birdcl (BIRD's light client, in Calico's image); Debian's bird
+	# ships the same client as birdc.
+	[ -e /usr/bin/birdcl ] || [ ! -x /usr/sbin/birdc ] || ln -s /usr/sbin/birdc /usr/bin/birdcl
 	[ ${#missing[@]} -eq 0 ] && return 0
 	log "installing ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 ||
 		{ apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null; }
+	[ -e /usr/bin/birdcl ] || [ ! -x /usr/sbin/birdc ] || ln -s /usr/sbin/birdc /usr/bin/birdcl
 }
 
 bridge_up() {
