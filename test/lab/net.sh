@@ -114,6 +114,7 @@ node_up() {
 	ip -n "$ns" -batch - <<EOF
 link set lo up
 addr replace $addr/24 dev eth0
+addr replace fd00:172:31:250::$((10 + i))/64 dev eth0 nodad
 link set eth0 up
 route replace default dev eth0
 EOF

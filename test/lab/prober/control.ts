@@ -174,7 +174,7 @@ export async function startProber(agents: ProbeAgent[], opts: ProberOptions): Pr
   }
   // Wait until every agent is bound to its pod address (or at least running, when the address is not there
   // yet), then start counting together so that nobody's first probes hit a peer still starting.
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const s = readSummaries(opts.state);
     if (s.length === nodes.length && s.every((x) => x.bound)) break;
