@@ -57,6 +57,10 @@ describe("calico_pool_check decision", () => {
         vxlan_mode: "Always",
         network_backend: "vxlan",
       });
+      expect(r.migration.reason).to.not.include("without dropping traffic");
+      expect(r.migration.reason).to.include(
+        "short window with no route between the pool write and the last node's VTEP",
+      );
     });
     it("never reports changed", () => expect(r.changed).to.equal(false));
   });
