@@ -1,6 +1,6 @@
 // calico_pool_check's decision, pure: inventory options and the live cluster in, the module's result out.
 
-import { compare, liveBackend } from "./compare.js";
+import { compare } from "./compare.js";
 import { effectiveFlag, nodeOverrides } from "./felix.js";
 import { describe } from "./findings.js";
 import type { InventoryOptions } from "./kubespray.js";
@@ -10,6 +10,7 @@ import type { MigrationHint } from "./migration.js";
 import { migrationHint } from "./migration.js";
 import type { Desired, DesiredPool, Finding, Live, Pool } from "./model.js";
 import { pinVars, pinVarsYaml } from "./pin.js";
+import { configuredBackend } from "./routing.js";
 
 /** The module's result, typed from schemas/calico_pool_check.result.json. */
 export type CheckOutcome = CalicoPoolCheckResult & { changed: false; warnings: string[] };
@@ -36,7 +37,7 @@ function clusterSummary(live: Live): CheckOutcome["cluster"] {
     reason: live.reason,
     client: live.client,
     calico_version: live.calicoVersion,
-    backend: liveBackend(live),
+    backend: configuredBackend(live),
     pools: live.pools.map(summary),
     felix: {
       ipip: effectiveFlag(inputs, "ipip"),
@@ -57,9 +58,11 @@ function message(
 ): string {
   if (!live.calicoInstalled) {
     const head = `Calico is not installed yet (${live.reason}); nothing to compare.`;
-    return blocking.length === 0
-      ? head
-      : `${head} The inventory itself is invalid:\n${blocking.map((f) => `- ${describe(f)}: ${f.why}`).join("\n")}`;
+    if (blocking.length === 0) return head;
+    const lines = blocking.map((f) => `- ${describe(f)}: ${f.why}`).join("\n");
+    return live.nodeEnv === null
+      ? `${head} The inventory itself is invalid:\n${lines}`
+      : `calico-node is deployed, but ${live.client} found no Calico objects (${live.reason}):\n${lines}`;
   }
   if (blocking.length === 0) return "The inventory matches the live Calico configuration.";
   const lines = [

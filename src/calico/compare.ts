@@ -4,19 +4,17 @@
 import type { ClusterState, Problem } from "./consistency.js";
 import { routeProblems } from "./consistency.js";
 import { cidrsOverlap, sameCidr } from "./cidr.js";
+import { liveDatastore, liveFamily } from "./deployment.js";
 import { finding } from "./findings.js";
 import { kubesprayVariable, POOL_OPTIONS } from "./kubespray.js";
-import type { Desired, DesiredPool, Finding, Live, Pool } from "./model.js";
+import type { Desired, DesiredPool, Finding, IpVersion, Live, Pool } from "./model.js";
 import { isOn } from "./model.js";
+import { configuredBackend, needsBgp, poolsStrandedBy, runningBackend } from "./routing.js";
 import { backendRunsBgp, IMMUTABLE_POOL_FIELDS, poolModeViolations } from "./rules.js";
 
 const CONFIGMAP = "ConfigMap kube-system/calico-config";
+const DAEMONSET = "DaemonSet kube-system/calico-node";
 const MIGRATE = "calico_encap_migrate";
-
-/** The backend calico-node pods run with: a literal env value wins over the ConfigMap; unset means bird. */
-export function liveBackend(live: Live): string | null {
-  return live.nodeEnv?.networkingBackend ?? live.configMapBackend;
-}
 
 /** The live pool Kubespray manages for a desired pool: same name, else the only pool of that IP version. */
 export function managedPool(
@@ -36,36 +34,38 @@ function inventoryFindings(desired: Desired): Finding[] {
     for (const violation of poolModeViolations(pool)) {
       const ipv6Ipip = pool.ipVersion === 6 && isOn(pool.ipipMode);
       out.push(
-        finding(
-          ipv6Ipip ? "inventory.ipipOnIpv6" : "inventory.bothEncapsulations",
-          `IPPool/${pool.name}`,
-          ipv6Ipip ? "spec.ipipMode" : "spec.ipipMode, spec.vxlanMode",
-          null,
-          ipv6Ipip ? pool.ipipMode : { ipipMode: pool.ipipMode, vxlanMode: pool.vxlanMode },
-          ipv6Ipip
+        finding({
+          id: ipv6Ipip ? "inventory.ipipOnIpv6" : "inventory.bothEncapsulations",
+          object: `IPPool/${pool.name}`,
+          field: ipv6Ipip ? "spec.ipipMode" : "spec.ipipMode, spec.vxlanMode",
+          live: null,
+          inventory: ipv6Ipip
+            ? pool.ipipMode
+            : { ipipMode: pool.ipipMode, vxlanMode: pool.vxlanMode },
+          variable: ipv6Ipip
             ? kubesprayVariable(opts.ipipMode)
             : `${kubesprayVariable(opts.ipipMode)}, ${kubesprayVariable(opts.vxlanMode)}`,
-          "blocking",
-          `Calico rejects this pool: "${violation}".`,
-          ipv6Ipip
+          severity: "blocking",
+          why: `Calico rejects this pool: "${violation}".`,
+          remedy: ipv6Ipip
             ? `Set ${kubesprayVariable(opts.ipipMode)}: Never (IPv6 pools can use VXLAN).`
             : `Set one of ${kubesprayVariable(opts.ipipMode)} and ${kubesprayVariable(opts.vxlanMode)} to Never.`,
-        ),
+        }),
       );
     }
-    if (isOn(pool.ipipMode) && !backendRunsBgp(desired.backend)) {
+    if (needsBgp(pool) && !backendRunsBgp(desired.backend)) {
       out.push(
-        finding(
-          "inventory.ipipWithoutBird",
-          CONFIGMAP,
-          "data.calico_backend",
-          null,
-          desired.backend,
-          kubesprayVariable("network_backend"),
-          "blocking",
-          `IPIP pool ${pool.name} needs BIRD to distribute its routes, and backend ${desired.backend} runs no BIRD.`,
-          `Set calico_network_backend: bird, or use VXLAN (${kubesprayVariable(opts.ipipMode)}: Never, ${kubesprayVariable(opts.vxlanMode)}: Always).`,
-        ),
+        finding({
+          id: "inventory.needsBird",
+          object: CONFIGMAP,
+          field: "data.calico_backend",
+          live: null,
+          inventory: desired.backend,
+          variable: kubesprayVariable("network_backend"),
+          severity: "blocking",
+          why: `Pool ${pool.name} (ipipMode ${pool.ipipMode}, vxlanMode ${pool.vxlanMode}) needs BIRD to distribute its routes (IPIP and unencapsulated pools do), and backend ${desired.backend} runs no BIRD.`,
+          remedy: `Set calico_network_backend: bird, or use VXLAN (${kubesprayVariable(opts.ipipMode)}: Never, ${kubesprayVariable(opts.vxlanMode)}: Always).`,
+        }),
       );
     }
   }
@@ -76,14 +76,14 @@ function encapsulationWhy(live: Live, desired: Desired): string {
   return (
     `Kubespray would patch the pool in place and roll calico-node with backend ${desired.backend} in the same run, ` +
     `so cross-node pod traffic drops until every node has its new tunnel address and routes ` +
-    `(Kubespray issue #8691; the live backend is ${String(liveBackend(live) ?? "bird")}).`
+    `(Kubespray issue #8691; the live backend is ${runningBackend(live)}).`
   );
 }
 
 function migrateRemedy(variable: string, liveValue: unknown): string {
   return (
     `To keep today's behaviour, set ${variable}: ${String(liveValue)}. ` +
-    `To change it, run ${MIGRATE} first (it moves pools, Felix and the backend in an order that keeps every node routed), then set the inventory to match.`
+    `To change it, run ${MIGRATE} first (it moves pools, Felix and the backend one step at a time, waiting for every node after each; an in-place IPIP -> VXLAN switch still has a short window without a route between the pool write and the last node's VTEP), then set the inventory to match.`
   );
 }
 
@@ -95,137 +95,139 @@ function poolFindings(live: Live, want: DesiredPool, desired: Desired): Finding[
       .filter((p) => cidrsOverlap(p.cidr, want.cidr))
       .map((p) => p.name);
     return [
-      finding(
-        "pool.missing",
-        `IPPool/${want.name}`,
-        "metadata.name",
-        null,
-        want.name,
-        kubesprayVariable("pool_name"),
-        overlapping.length > 0 ? "blocking" : "warning",
-        overlapping.length > 0
-          ? `Kubespray would create pool ${want.name} with cidr ${want.cidr}, which overlaps live pool(s) ${overlapping.join(", ")}: Calico refuses the create and the play fails half-way.`
-          : `Kubespray will create a new pool ${want.name} (${want.cidr}) beside the live pools (${live.pools.map((p) => p.name).join(", ") || "none"}).`,
-        overlapping.length > 0
-          ? `Set ${kubesprayVariable("pool_name")} and ${kubesprayVariable(opts.cidr)} to the live pool's values (${overlapping.join(", ")}).`
-          : `Nothing, if a new pool is intended; otherwise set ${kubesprayVariable("pool_name")} to the live pool's name.`,
-      ),
+      finding({
+        id: "pool.missing",
+        object: `IPPool/${want.name}`,
+        field: "metadata.name",
+        live: null,
+        inventory: want.name,
+        variable: kubesprayVariable("pool_name"),
+        severity: overlapping.length > 0 ? "blocking" : "warning",
+        why:
+          overlapping.length > 0
+            ? `Kubespray would create pool ${want.name} with cidr ${want.cidr}, which overlaps live pool(s) ${overlapping.join(", ")}: Calico refuses the create and the play fails half-way.`
+            : `Kubespray will create a new pool ${want.name} (${want.cidr}) beside the live pools (${live.pools.map((p) => p.name).join(", ") || "none"}).`,
+        remedy:
+          overlapping.length > 0
+            ? `Set ${kubesprayVariable("pool_name")} and ${kubesprayVariable(opts.cidr)} to the live pool's values (${overlapping.join(", ")}).`
+            : `Nothing, if a new pool is intended; otherwise set ${kubesprayVariable("pool_name")} to the live pool's name.`,
+      }),
     ];
   }
   const object = `IPPool/${have.name}`;
   const out: Finding[] = [];
   if (have.name !== want.name)
     out.push(
-      finding(
-        "pool.name",
+      finding({
+        id: "pool.name",
         object,
-        "metadata.name",
-        have.name,
-        want.name,
-        kubesprayVariable("pool_name"),
-        "blocking",
-        `The cluster's only IPv${want.ipVersion} pool is ${have.name}; Kubespray would create a second pool ${want.name} instead of managing it.`,
-        `Set ${kubesprayVariable("pool_name")}: ${have.name}.`,
-      ),
+        field: "metadata.name",
+        live: have.name,
+        inventory: want.name,
+        variable: kubesprayVariable("pool_name"),
+        severity: "blocking",
+        why: `The cluster's only IPv${want.ipVersion} pool is ${have.name}; Kubespray would create a second pool ${want.name} instead of managing it.`,
+        remedy: `Set ${kubesprayVariable("pool_name")}: ${have.name}.`,
+      }),
     );
   if (!sameCidr(have.cidr, want.cidr))
     out.push(
-      finding(
-        "pool.cidr",
+      finding({
+        id: "pool.cidr",
         object,
-        "spec.cidr",
-        have.cidr,
-        want.cidr,
-        kubesprayVariable(opts.cidr),
-        "blocking",
-        `Calico refuses to change it ("${IMMUTABLE_POOL_FIELDS.cidr}"), so Kubespray's pool update fails half-way through the play.`,
-        `Set ${kubesprayVariable(opts.cidr)}: ${have.cidr}. Changing a pool's CIDR takes a new pool and draining the old one, not an inventory change.`,
-      ),
+        field: "spec.cidr",
+        live: have.cidr,
+        inventory: want.cidr,
+        variable: kubesprayVariable(opts.cidr),
+        severity: "blocking",
+        why: `Calico refuses to change it ("${IMMUTABLE_POOL_FIELDS.cidr}"), so Kubespray's pool update fails half-way through the play.`,
+        remedy: `Set ${kubesprayVariable(opts.cidr)}: ${have.cidr}. Changing a pool's CIDR takes a new pool and draining the old one, not an inventory change.`,
+      }),
     );
   if (have.blockSize !== want.blockSize)
     out.push(
-      finding(
-        "pool.blockSize",
+      finding({
+        id: "pool.blockSize",
         object,
-        "spec.blockSize",
-        have.blockSize,
-        want.blockSize,
-        kubesprayVariable(opts.blockSize),
-        "blocking",
-        `Calico refuses to change it ("${IMMUTABLE_POOL_FIELDS.blockSize}").`,
-        `Set ${kubesprayVariable(opts.blockSize)}: ${have.blockSize}. Changing it takes a new pool and draining the old one.`,
-      ),
+        field: "spec.blockSize",
+        live: have.blockSize,
+        inventory: want.blockSize,
+        variable: kubesprayVariable(opts.blockSize),
+        severity: "blocking",
+        why: `Calico refuses to change it ("${IMMUTABLE_POOL_FIELDS.blockSize}").`,
+        remedy: `Set ${kubesprayVariable(opts.blockSize)}: ${have.blockSize}. Changing it takes a new pool and draining the old one.`,
+      }),
     );
   for (const field of ["ipipMode", "vxlanMode"] as const) {
     if (have[field] !== want[field])
       out.push(
-        finding(
-          `pool.${field}`,
+        finding({
+          id: `pool.${field}`,
           object,
-          `spec.${field}`,
-          have[field],
-          want[field],
-          kubesprayVariable(opts[field]),
-          "blocking",
-          encapsulationWhy(live, desired),
-          migrateRemedy(kubesprayVariable(opts[field]), have[field]),
-        ),
+          field: `spec.${field}`,
+          live: have[field],
+          inventory: want[field],
+          variable: kubesprayVariable(opts[field]),
+          severity: "blocking",
+          why: encapsulationWhy(live, desired),
+          remedy: migrateRemedy(kubesprayVariable(opts[field]), have[field]),
+        }),
       );
   }
   if (have.natOutgoing !== want.natOutgoing)
     out.push(
-      finding(
-        "pool.natOutgoing",
+      finding({
+        id: "pool.natOutgoing",
         object,
-        "spec.natOutgoing",
-        have.natOutgoing,
-        want.natOutgoing,
-        kubesprayVariable(opts.natOutgoing),
-        "warning",
-        want.natOutgoing
+        field: "spec.natOutgoing",
+        live: have.natOutgoing,
+        inventory: want.natOutgoing,
+        variable: kubesprayVariable(opts.natOutgoing),
+        severity: "warning",
+        why: want.natOutgoing
           ? `Kubespray will turn natOutgoing on: pods' traffic leaving the pool will be SNATed to the node's address.`
           : `Kubespray will turn natOutgoing off: pods' traffic to addresses outside the cluster is no longer SNATed and may find no way back.`,
-        `If unintended, set ${kubesprayVariable(opts.natOutgoing)}: ${String(have.natOutgoing)}.`,
-      ),
+        remedy: `If unintended, set ${kubesprayVariable(opts.natOutgoing)}: ${String(have.natOutgoing)}.`,
+      }),
     );
   return out;
 }
 
 function backendFindings(live: Live, desired: Desired): Finding[] {
-  const have = liveBackend(live);
+  const have = configuredBackend(live);
   if (have === null) {
     return [
-      finding(
-        "backend.unknown",
-        CONFIGMAP,
-        "data.calico_backend",
-        null,
-        desired.backend,
-        kubesprayVariable("network_backend"),
-        "warning",
-        "The ConfigMap or its calico_backend key is missing, so calico-node starts with its built-in default (bird).",
-        `Check the calico-node DaemonSet; to keep BGP, set ${kubesprayVariable("network_backend")}: bird.`,
-      ),
+      finding({
+        id: "backend.unknown",
+        object: CONFIGMAP,
+        field: "data.calico_backend",
+        live: null,
+        inventory: desired.backend,
+        variable: kubesprayVariable("network_backend"),
+        severity: "warning",
+        why: "The ConfigMap or its calico_backend key is missing, so calico-node starts with its built-in default (bird).",
+        remedy: `Check the calico-node DaemonSet; to keep BGP, set ${kubesprayVariable("network_backend")}: bird.`,
+      }),
     ];
   }
   if (have === desired.backend) return [];
-  const ipipLive = live.pools.some((p) => !p.disabled && isOn(p.ipipMode));
+  const stranded = backendRunsBgp(have) ? poolsStrandedBy(desired.backend, live.pools) : [];
   const why =
-    backendRunsBgp(have) && !backendRunsBgp(desired.backend) && ipipLive
-      ? `calico-node would restart without BIRD while IPIP pools are live: the BGP routes IPIP depends on vanish and cross-node pod traffic stops (the 2022 upgrade break, Kubespray issue #8691).`
+    stranded.length > 0
+      ? `calico-node would restart without BIRD while pool(s) ${stranded.join(", ")} route with BGP (IPIP or no encapsulation): their routes vanish and cross-node pod traffic stops (the 2022 upgrade break, Kubespray issue #8691).`
       : `calico-node reads the backend only when a pod starts, so Kubespray's change rolls calico-node on every node with ${desired.backend === "bird" ? "BIRD starting" : "BIRD stopping"}; routes change while pools keep their encapsulation.`;
   return [
-    finding(
-      "backend",
-      CONFIGMAP,
-      "data.calico_backend",
-      have,
-      desired.backend,
-      kubesprayVariable("network_backend"),
-      "blocking",
+    finding({
+      id: "backend",
+      object: CONFIGMAP,
+      field: "data.calico_backend",
+      live: have,
+      inventory: desired.backend,
+      variable: kubesprayVariable("network_backend"),
+      severity: "blocking",
       why,
-      migrateRemedy(kubesprayVariable("network_backend"), have),
-    ),
+      remedy: migrateRemedy(kubesprayVariable("network_backend"), have),
+    }),
   ];
 }
 
@@ -251,13 +253,13 @@ export function liveState(live: Live): ClusterState {
     felixDefault: live.felixDefault,
     felixNodes: live.felixNodes,
     nodeEnv: live.nodeEnv,
-    backend: liveBackend(live),
+    backend: runningBackend(live),
   };
 }
 
 /** The inventory variable that decides each requirement after Kubespray's run (it writes Felix's flags from the modes). */
 const TARGET_VARIABLE: Record<string, string> = {
-  "backend.ipipWithoutBird": kubesprayVariable("network_backend"),
+  "backend.needsBird": kubesprayVariable("network_backend"),
   "felix.ipipEnabled": kubesprayVariable("ipip_mode"),
   "felix.vxlanEnabled": kubesprayVariable("vxlan_mode"),
 };
@@ -265,28 +267,103 @@ const TARGET_VARIABLE: Record<string, string> = {
 function problemFinding(p: Problem, when: "live" | "target", variable: string): Finding {
   const prefix = when === "live" ? "Now: " : "After Kubespray applies the inventory: ";
   const remedy =
-    p.id === "backend.ipipWithoutBird"
-      ? `Keep calico_network_backend: bird while any pool uses IPIP, or migrate those pools to VXLAN with ${MIGRATE} first.`
+    p.id === "backend.needsBird"
+      ? `Keep calico_network_backend: bird while any pool uses IPIP or no encapsulation, or migrate those pools to VXLAN with ${MIGRATE} first.`
       : p.kind === "leftover"
         ? `Remove the leftover setting: calicoctl.sh patch ${p.object.replace("/", " ").toLowerCase()} -p '{"spec":{"${p.field.replace("spec.", "")}":null}}' (on Calico >= 3.23 an unset flag follows the pools).`
         : `Make Felix's setting follow the pools (remove the explicit false or the FELIX_* env override), or run ${MIGRATE}.`;
-  return finding(
-    `${when}.${p.id}`,
-    p.object,
-    p.field,
-    when === "live" ? p.value : null,
-    when === "target" ? p.value : null,
+  return finding({
+    id: `${when}.${p.id}`,
+    object: p.object,
+    field: p.field,
+    live: when === "live" ? p.value : null,
+    inventory: when === "target" ? p.value : null,
     variable,
-    p.kind === "outage" ? "blocking" : "warning",
-    prefix + p.detail + ".",
+    severity: p.kind === "outage" ? "blocking" : "warning",
+    why: prefix + p.detail + ".",
     remedy,
-  );
+  });
 }
 
-/** Every finding, inventory errors first, then pools, backend, and the route requirements. */
+/** calico_datastore against the datastore calico-config and the calico-node template use. */
+function datastoreFindings(live: Live, desired: Desired): Finding[] {
+  const have = liveDatastore(live);
+  const variable = kubesprayVariable("datastore");
+  if (have !== null && have.value !== desired.datastore)
+    return [
+      finding({
+        id: "datastore",
+        object: DAEMONSET,
+        field: "spec.template env DATASTORE_TYPE, ETCD_ENDPOINTS",
+        live: have.value,
+        inventory: desired.datastore,
+        variable,
+        severity: "blocking",
+        why:
+          `The cluster's Calico uses the ${have.value === "etcd" ? "etcd" : "Kubernetes (kdd)"} datastore (${have.seen.join("; ")}). ` +
+          `Kubespray would render calico-node, calicoctl.sh and the CNI configuration for ${desired.datastore}, a datastore that holds none of this cluster's pools, IPAM blocks or node data: ` +
+          `calico-node would restart against it and pod networking breaks.`,
+        remedy: `Set ${variable}: ${have.value}. Moving Calico to another datastore is a migration of its own (Calico's calicoctl datastore migrate), not an inventory change.`,
+      }),
+    ];
+  if (!live.calicoInstalled && live.nodeEnv !== null)
+    return [
+      finding({
+        id: "datastore.unread",
+        object: DAEMONSET,
+        field: "metadata.name",
+        live: have?.value ?? null,
+        inventory: desired.datastore,
+        variable,
+        severity: "blocking",
+        why: `calico-node is deployed, but ${live.client} found no Calico objects (${live.reason}): the datastore it read is not the one calico-node uses${have ? ` (${have.seen.join("; ")})` : ""}, so nothing could be compared.`,
+        remedy: `Point calicoctl_path at Kubespray's calicoctl.sh for this cluster's datastore (or set datastore_client: kubectl on kdd), and check ${variable}.`,
+      }),
+    ];
+  return [];
+}
+
+const STACK: Record<IpVersion, "ipv4_stack" | "ipv6_stack"> = { 4: "ipv4_stack", 6: "ipv6_stack" };
+
+/** ipv4_stack / ipv6_stack off while the cluster carries that family's pod traffic. */
+function familyFindings(live: Live, desired: Desired): Finding[] {
+  const out: Finding[] = [];
+  for (const version of [4, 6] as const) {
+    if (desired.pools.some((p) => p.ipVersion === version)) continue;
+    const { pools, template } = liveFamily(live, version);
+    if (pools.length === 0 && template.length === 0) continue;
+    const variable = kubesprayVariable(STACK[version]);
+    const without =
+      version === 6
+        ? "calico-node and the CNI configuration without IPv6 (FELIX_IPV6SUPPORT false, no IP6 autodetection)"
+        : "calico-node and the CNI configuration without IPv4";
+    out.push(
+      finding({
+        id: `stack.ipv${version}`,
+        object: "Pod network",
+        field: `IPv${version}`,
+        live: true,
+        inventory: false,
+        variable,
+        severity: pools.length > 0 ? "blocking" : "warning",
+        why:
+          `The cluster carries IPv${version} pod traffic (${[...pools, ...template].join("; ")}). ` +
+          (pools.length > 0
+            ? `Kubespray would render ${without}: pods would lose their IPv${version} traffic.`
+            : `No IPv${version} pool is enabled, so no pod traffic depends on it; Kubespray would render ${without} and roll calico-node.`),
+        remedy: `Set ${variable}: true${version === 6 ? " and the IPv6 pool's variables pin_vars lists" : ""}.`,
+      }),
+    );
+  }
+  return out;
+}
+
+/** Every finding, inventory errors first, then the datastore, the IP families, pools, backend, and the route requirements. */
 export function compare(desired: Desired, live: Live): Finding[] {
   const out = inventoryFindings(desired);
+  out.push(...datastoreFindings(live, desired));
   if (!live.calicoInstalled) return out;
+  out.push(...familyFindings(live, desired));
   for (const want of desired.pools) out.push(...poolFindings(live, want, desired));
   out.push(...backendFindings(live, desired));
   const liveProblems = routeProblems(liveState(live));

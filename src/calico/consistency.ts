@@ -1,10 +1,11 @@
 // What a cluster state needs for every pool's traffic to have a route (reference/calico.md,
-// "Routing ownership" and FelixConfiguration): an IPIP pool needs BIRD (backend bird) and Felix's IPIP on;
-// an IPv4 VXLAN pool needs Felix's VXLAN on. An encapsulation Felix runs with no pool using it is a leftover.
+// "Routing ownership" and FelixConfiguration): IPIP pools and unencapsulated pools need BIRD (routing.ts);
+// an IPIP pool needs Felix's IPIP on; an IPv4 VXLAN pool needs Felix's VXLAN on. An encapsulation Felix runs
+// with no pool using it is a leftover.
 
 import type { Encapsulation, FelixInputs } from "./felix.js";
 import { effectiveFlag, nodeOverrides, poolsUsing } from "./felix.js";
-import { backendRunsBgp } from "./rules.js";
+import { poolsStrandedBy } from "./routing.js";
 
 export interface ClusterState extends FelixInputs {
   /** calico_backend as calico-node pods start with it (null: unset, which means bird). */
@@ -64,16 +65,16 @@ function felixProblems(state: ClusterState, encap: Encapsulation): Problem[] {
 /** Every requirement the state breaks: outages first, then leftovers. */
 export function routeProblems(state: ClusterState): Problem[] {
   const problems: Problem[] = [];
-  const ipipPools = poolsUsing(state.pools, "ipip");
-  if (ipipPools.length > 0 && !backendRunsBgp(state.backend)) {
+  const stranded = poolsStrandedBy(state.backend, state.pools);
+  if (stranded.length > 0) {
     problems.push({
       kind: "outage",
-      id: "backend.ipipWithoutBird",
+      id: "backend.needsBird",
       object: "ConfigMap kube-system/calico-config",
       field: "data.calico_backend",
       value: state.backend,
-      pools: ipipPools,
-      detail: `backend ${String(state.backend)} runs no BIRD, but pool(s) ${ipipPools.join(", ")} use IPIP, whose routes BIRD distributes: cross-node traffic of their pods has no route`,
+      pools: stranded,
+      detail: `backend ${String(state.backend)} runs no BIRD, but pool(s) ${stranded.join(", ")} use IPIP or no encapsulation, whose routes BIRD distributes: cross-node traffic of their pods has no route`,
     });
   }
   problems.push(...felixProblems(state, "ipip"), ...felixProblems(state, "vxlan"));

@@ -1,18 +1,10 @@
 // Building findings: one place for the wording shared by the check's rules.
 
-import type { Finding, Severity } from "./model.js";
+import type { Finding } from "./model.js";
 
-export function finding(
-  id: string,
-  object: string,
-  field: string,
-  live: unknown,
-  inventory: unknown,
-  variable: string,
-  severity: Severity,
-  why: string,
-  remedy: string,
-): Finding {
+/** A finding from named fields, so the live and the inventory value cannot be swapped; keys in the schema's order. */
+export function finding(f: Finding): Finding {
+  const { id, object, field, live, inventory, variable, severity, why, remedy } = f;
   return { id, object, field, live, inventory, variable, severity, why, remedy };
 }
 

@@ -3,6 +3,7 @@
 
 import optionsSchema from "../../schemas/calico_pool_check.options.json" with { type: "json" };
 import type { Backend, Desired, DesiredPool, EncapMode } from "./model.js";
+import type { Target } from "./observation.js";
 
 /** The inventory as the modules take it: option names are Kubespray's variables without calico_. */
 export interface InventoryOptions {
@@ -91,3 +92,32 @@ export const POOL_OPTIONS: Record<
     natOutgoing: "nat_outgoing_ipv6",
   },
 };
+
+/** calico_encap_migrate's target options (Kubespray's variables). */
+export interface TargetOptions {
+  ipip_mode: EncapMode;
+  vxlan_mode: EncapMode;
+  network_backend: Backend;
+  pool_name: string;
+  extra_pools: string[];
+  ipv6_stack: boolean;
+  vxlan_mode_ipv6: EncapMode;
+}
+
+export function targetFromOptions(o: TargetOptions): Target {
+  const v4 = [o.pool_name, ...o.extra_pools.filter((n) => n !== o.pool_name)].map((name) => ({
+    name,
+    ipipMode: o.ipip_mode,
+    vxlanMode: o.vxlan_mode,
+  }));
+  const v6 = o.ipv6_stack
+    ? [
+        {
+          name: ipv6PoolName(o.pool_name),
+          ipipMode: "Never" as const,
+          vxlanMode: o.vxlan_mode_ipv6,
+        },
+      ]
+    : [];
+  return { pools: [...v4, ...v6], backend: o.network_backend };
+}

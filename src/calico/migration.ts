@@ -1,6 +1,8 @@
 // The migration hint: can calico_encap_migrate move the live cluster to what the inventory asks?
 
+import { targetFromOptions } from "./kubespray.js";
 import type { Desired, Finding, Live } from "./model.js";
+import { refusal } from "./plan.js";
 
 export interface MigrationHint {
   needed: boolean;
@@ -12,13 +14,18 @@ export interface MigrationHint {
 
 const IMMUTABLE = new Set(["pool.cidr", "pool.blockSize"]);
 const ENCAPSULATION_FINDINGS = new Set(["pool.ipipMode", "pool.vxlanMode", "backend"]);
-/** Findings that stop calico_encap_migrate: no pool to move, or a target Calico cannot run. */
+/** Findings that stop calico_encap_migrate: no pool to move, a target Calico cannot run, or an inventory that
+ *  describes another cluster (datastore, IP families). */
 const UNMIGRATABLE = new Set([
   "pool.missing",
   "pool.name",
   "inventory.bothEncapsulations",
   "inventory.ipipOnIpv6",
-  "inventory.ipipWithoutBird",
+  "inventory.needsBird",
+  "datastore",
+  "datastore.unread",
+  "stack.ipv4",
+  "stack.ipv6",
 ]);
 
 export function migrationHint(
@@ -38,7 +45,10 @@ export function migrationHint(
       ...base,
       needed: false,
       possible: false,
-      reason: "Calico is not installed yet: Kubespray installs it as the inventory says.",
+      reason:
+        live.nodeEnv === null
+          ? "Calico is not installed yet: Kubespray installs it as the inventory says."
+          : "calico-node is deployed but its Calico objects were not read: fix the datastore settings first.",
     };
   const needed = findings.some((f) => ENCAPSULATION_FINDINGS.has(f.id));
   const blockers = findings.filter((f) => UNMIGRATABLE.has(f.id) && f.severity === "blocking");
@@ -56,6 +66,21 @@ export function migrationHint(
       possible: false,
       reason: `Fix these first, a migration cannot change them: ${blockers.map((f) => `${f.object} ${f.field}`).join("; ")}.`,
     };
+  // The planner's own answer, so the hint never calls possible what calico_encap_migrate refuses.
+  const refused = refusal(
+    live,
+    targetFromOptions({
+      ipip_mode: v4?.ipipMode ?? "Never",
+      vxlan_mode: v4?.vxlanMode ?? "Never",
+      network_backend: desired.backend,
+      pool_name: v4?.name ?? "",
+      extra_pools: [],
+      ipv6_stack: v6 !== undefined,
+      vxlan_mode_ipv6: v6?.vxlanMode ?? "Never",
+    }),
+  );
+  if (refused)
+    return { ...base, needed, possible: false, reason: `${base.module} would refuse: ${refused}` };
   const immutable = findings.filter((f) => IMMUTABLE.has(f.id));
   const keep = immutable.length
     ? ` It does not change ${immutable.map((f) => `${f.object} ${f.field}`).join(", ")} (immutable): keep ${immutable.map((f) => `${f.variable}: ${String(f.live)}`).join(", ")} in the inventory.`
@@ -64,6 +89,6 @@ export function migrationHint(
     ...base,
     needed,
     possible: true,
-    reason: `Run ${base.module} with these args before the upgrade; it moves the cluster without dropping traffic and can be re-run.${keep}`,
+    reason: `Run ${base.module} with these args before the upgrade, then keep the inventory as it is. It moves the cluster one step at a time and can be re-run; an in-place IPIP -> VXLAN switch has a short window with no route between the pool write and the last node's VTEP.${keep}`,
   };
 }

@@ -29,7 +29,7 @@ export interface FelixFlags {
   vxlanEnabled?: boolean;
 }
 
-/** FELIX_* and CALICO_NETWORKING_BACKEND as the calico-node DaemonSet's container sets them. */
+/** The calico-node DaemonSet's container env that decides routing, the datastore and the IP families. */
 export interface NodeEnv {
   /** FELIX_IPINIPENABLED as written (Felix parses it as a bool). */
   ipipEnabled?: string;
@@ -39,6 +39,14 @@ export interface NodeEnv {
   networkingBackend?: string;
   /** True when CALICO_NETWORKING_BACKEND comes from calico-config's calico_backend key. */
   backendFromConfigMap: boolean;
+  /** DATASTORE_TYPE as written (kubernetes, etcdv3); Kubespray sets it to kubernetes for calico_datastore kdd. */
+  datastoreType?: string;
+  /** ETCD_ENDPOINTS: its literal value, or "calico-config etcd_endpoints" when taken from the ConfigMap (etcd). */
+  etcdEndpoints?: string;
+  /** FELIX_IPV6SUPPORT as written (Kubespray: its ipv6_stack). */
+  ipv6Support?: string;
+  /** IP6 as written (autodetect when Kubespray's ipv6_stack is on). */
+  ip6?: string;
 }
 
 /** The live cluster, as observed. */
@@ -55,7 +63,9 @@ export interface Live {
   felixNodes: Record<string, FelixFlags>;
   /** calico_backend in ConfigMap kube-system/calico-config; null when the ConfigMap or key is missing. */
   configMapBackend: string | null;
-  /** null when the calico-node DaemonSet is missing. */
+  /** etcd_endpoints in calico-config (Kubespray writes it for calico_datastore etcd); null when missing. */
+  configMapEtcdEndpoints: string | null;
+  /** null when the calico-node DaemonSet is missing. Read even when no Calico object was found. */
   nodeEnv: NodeEnv | null;
 }
 

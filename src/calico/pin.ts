@@ -1,12 +1,35 @@
 // pin_vars: the inventory lines that keep today's cluster exactly as it is.
 
-import { liveBackend, managedPool } from "./compare.js";
+import { managedPool } from "./compare.js";
+import { liveDatastore, liveFamily } from "./deployment.js";
 import { kubesprayVariable, POOL_OPTIONS } from "./kubespray.js";
 import type { Desired, Live } from "./model.js";
+import { runningBackend } from "./routing.js";
 
-export function pinVars(live: Live, desired: Desired): Record<string, string | number | boolean> {
-  if (!live.calicoInstalled) return {};
-  const vars: Record<string, string | number | boolean> = {};
+type Pins = Record<string, string | number | boolean>;
+
+/** calico_datastore, ipv4_stack and ipv6_stack as the cluster has them, when they differ from the inventory or from
+ *  Kubespray's defaults (kdd, true, false). */
+function deploymentPins(live: Live, desired: Desired): Pins {
+  const vars: Pins = {};
+  const datastore = liveDatastore(live)?.value;
+  if (datastore !== undefined && (datastore !== desired.datastore || datastore !== "kdd"))
+    vars[kubesprayVariable("datastore")] = datastore;
+  if (!live.calicoInstalled) return vars;
+  for (const [version, option, kubesprayDefault] of [
+    [4, "ipv4_stack", true],
+    [6, "ipv6_stack", false],
+  ] as const) {
+    const has = liveFamily(live, version).pools.length > 0;
+    const asked = desired.pools.some((p) => p.ipVersion === version);
+    if (has !== asked || has !== kubesprayDefault) vars[kubesprayVariable(option)] = has;
+  }
+  return vars;
+}
+
+export function pinVars(live: Live, desired: Desired): Pins {
+  const vars = deploymentPins(live, desired);
+  if (!live.calicoInstalled) return vars;
   for (const version of [4, 6] as const) {
     const want = desired.pools.find((p) => p.ipVersion === version);
     const name = want?.name ?? live.pools.find((p) => p.ipVersion === version)?.name;
@@ -21,12 +44,12 @@ export function pinVars(live: Live, desired: Desired): Record<string, string | n
     vars[kubesprayVariable(opts.vxlanMode)] = pool.vxlanMode;
     vars[kubesprayVariable(opts.natOutgoing)] = pool.natOutgoing;
   }
-  vars[kubesprayVariable("network_backend")] = liveBackend(live) ?? "bird";
+  vars[kubesprayVariable("network_backend")] = runningBackend(live);
   return vars;
 }
 
 /** pin_vars as YAML lines for group_vars/k8s_cluster/k8s-net-calico.yml. */
-export function pinVarsYaml(vars: Record<string, string | number | boolean>): string {
+export function pinVarsYaml(vars: Pins): string {
   return Object.entries(vars)
     .map(
       ([k, v]) =>

@@ -15,8 +15,8 @@ import { effectiveFlag } from "./felix.js";
 import type { FelixInputs } from "./felix.js";
 import { poolsUsing } from "./felix.js";
 import type { Backend, EncapMode, FelixFlags, Live, Pool } from "./model.js";
-import { isOn } from "./model.js";
 import type { ClusterObservation, Target } from "./observation.js";
+import { poolsNeedingBgp, runningBackend, poolsStrandedBy } from "./routing.js";
 import { backendRunsBgp, poolModeViolations } from "./rules.js";
 import { missingTunnels } from "./tunnels.js";
 
@@ -38,29 +38,8 @@ export interface Step {
 
 export type Plan = { ok: true; steps: Step[] } | { ok: false; reason: string };
 
-/** The backend calico-node runs with: a literal env value, else calico-config (unset means bird). */
-export function runningBackend(live: Live): string {
-  return live.nodeEnv?.networkingBackend ?? live.configMapBackend ?? "bird";
-}
-
-/** Pools whose routes only BIRD distributes: IPIP, or no encapsulation at all (enabled IPv4 pools). */
-export function poolsNeedingBgp(pools: readonly Pool[]): string[] {
-  return pools
-    .filter((p) => !p.disabled && (isOn(p.ipipMode) || (!isOn(p.vxlanMode) && p.ipVersion === 4)))
-    .map((p) => p.name);
-}
-
-/**
- * The backend calico-node pods run with, from the cluster alone. calico-config and the pod template change
- * together (calico-node reads the backend only at pod start, and only a template change restarts the pods);
- * when they disagree, a backend switch was interrupted between its two writes and the pods still run what the
- * template was rendered for.
- */
-export function podsBackend(obs: ClusterObservation): string {
-  const t = obs.rollout.templateBackend;
-  const configured = runningBackend(obs.live);
-  return t !== null && t !== configured ? t : configured;
-}
+// The executor imports it from here; routing.ts owns it.
+export { runningBackend } from "./routing.js";
 
 /** What keeps the cluster from being at rest: rollout, readiness and tunnel addresses. Empty when settled. */
 export function unsettled(obs: ClusterObservation): string[] {
@@ -77,29 +56,39 @@ export function unsettled(obs: ClusterObservation): string[] {
   return out;
 }
 
-function refusal(obs: ClusterObservation, target: Target, finalPools: Pool[]): string | null {
+/** The live pools with the target's modes. */
+function poolsAfter(live: Live, target: Target): Pool[] {
+  return live.pools.map((p) => {
+    const t = target.pools.find((x) => x.name === p.name);
+    return t ? { ...p, ipipMode: t.ipipMode, vxlanMode: t.vxlanMode } : p;
+  });
+}
+
+/** Why calico_encap_migrate cannot reach the target from this cluster, or null. The check's migration hint asks it too. */
+export function refusal(live: Live, target: Target): string | null {
+  const finalPools = poolsAfter(live, target);
   for (const t of target.pools) {
-    const pool = obs.live.pools.find((p) => p.name === t.name);
+    const pool = live.pools.find((p) => p.name === t.name);
     if (!pool)
       return `IPPool ${t.name} does not exist; calico_encap_migrate changes pools, it never creates them.`;
     const violations = poolModeViolations({ ...t, ipVersion: pool.ipVersion });
     if (violations.length)
       return `IPPool ${t.name} ipipMode ${t.ipipMode}, vxlanMode ${t.vxlanMode}: Calico rejects it (${violations.join("; ")}).`;
   }
-  const bgpPools = poolsNeedingBgp(finalPools);
-  if (bgpPools.length && !backendRunsBgp(target.backend))
-    return `backend ${target.backend} runs no BIRD, but pool(s) ${bgpPools.join(", ")} would use IPIP or no encapsulation, whose routes BIRD distributes. Use backend bird, or VXLAN for those pools.`;
-  const env = obs.live.nodeEnv;
+  const stranded = poolsStrandedBy(target.backend, finalPools);
+  if (stranded.length)
+    return `backend ${target.backend} runs no BIRD, but pool(s) ${stranded.join(", ")} would use IPIP or no encapsulation, whose routes BIRD distributes. Use backend bird, or VXLAN for those pools.`;
+  const env = live.nodeEnv;
   for (const [encap, value, name] of [
     ["ipip", env?.ipipEnabled, "FELIX_IPINIPENABLED"],
     ["vxlan", env?.vxlanEnabled, "FELIX_VXLANENABLED"],
   ] as const) {
     const needed = poolsUsing(finalPools, encap).length > 0;
     if (value !== undefined && needed)
-      if (!effectiveFlag({ ...obs.live, pools: finalPools }, encap).enabled)
+      if (!effectiveFlag({ ...live, pools: finalPools }, encap).enabled)
         return `the calico-node DaemonSet sets ${name}=${value}, which overrides FelixConfiguration: remove it before migrating.`;
   }
-  const overridden = Object.entries(obs.live.felixNodes)
+  const overridden = Object.entries(live.felixNodes)
     .filter(([, f]) => f.ipipEnabled !== undefined || f.vxlanEnabled !== undefined)
     .map(([n]) => `node.${n}`);
   if (overridden.length)
@@ -108,11 +97,8 @@ function refusal(obs: ClusterObservation, target: Target, finalPools: Pool[]): s
 }
 
 export function plan(obs: ClusterObservation, target: Target): Plan {
-  const finalPools = obs.live.pools.map((p) => {
-    const t = target.pools.find((x) => x.name === p.name);
-    return t ? { ...p, ipipMode: t.ipipMode, vxlanMode: t.vxlanMode } : p;
-  });
-  const refused = refusal(obs, target, finalPools);
+  const finalPools = poolsAfter(obs.live, target);
+  const refused = refusal(obs.live, target);
   if (refused) return { ok: false, reason: refused };
 
   const steps: Step[] = [];
@@ -121,7 +107,7 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
     steps.push({ title: `Wait for the cluster to settle (${pending.join("; ")})`, write: null });
 
   // The projected cluster after each planned write.
-  let backend = podsBackend(obs);
+  let backend = runningBackend(obs.live, obs.rollout.templateBackend);
   let configured = runningBackend(obs.live);
   let felixDefault: FelixFlags = { ...obs.live.felixDefault };
   let pools = obs.live.pools;

@@ -3,7 +3,11 @@
 import type { Live } from "../calico/model.js";
 import type { Json } from "./decode.js";
 import { DatastoreError } from "./errors.js";
-import { backendFromConfigMap, nodeEnvFromDaemonSet } from "./parse-k8s.js";
+import {
+  backendFromConfigMap,
+  etcdEndpointsFromConfigMap,
+  nodeEnvFromDaemonSet,
+} from "./parse-k8s.js";
 import type { CalicoObjects } from "./read-calicoctl.js";
 import { readWithCalicoctl } from "./read-calicoctl.js";
 import { kubectlBase, readCalicoWithKubectl, readKubesprayObjects } from "./read-kubectl.js";
@@ -47,7 +51,21 @@ function absent(client: Live["client"], reason: string): Live {
     felixDefault: null,
     felixNodes: {},
     configMapBackend: null,
+    configMapEtcdEndpoints: null,
     nodeEnv: null,
+  };
+}
+
+type KubesprayObjects = { configMap?: Json; daemonSet?: Json } | null;
+
+/** What calico-config and the calico-node DaemonSet say (the datastore, the backend, the IP families). */
+function deployment(
+  k8s: KubesprayObjects,
+): Pick<Live, "configMapBackend" | "configMapEtcdEndpoints" | "nodeEnv"> {
+  return {
+    configMapBackend: backendFromConfigMap(k8s?.configMap),
+    configMapEtcdEndpoints: etcdEndpointsFromConfigMap(k8s?.configMap),
+    nodeEnv: nodeEnvFromDaemonSet(k8s?.daemonSet),
   };
 }
 
@@ -105,7 +123,12 @@ export async function observeWithObjects(
   ]);
   if (calico.status === "rejected") throw calico.reason;
   const { client, read } = calico.value;
-  if (read.kind === "absent") return { live: absent(client, read.reason), daemonSet: undefined };
+  if (read.kind === "absent") {
+    // calico-config and calico-node still tell whether Calico is deployed, and on which datastore: a calicoctl.sh
+    // set up for the other datastore finds no pool where calico-node runs.
+    const k8s = kubespray.status === "fulfilled" ? kubespray.value : null;
+    return { live: { ...absent(client, read.reason), ...deployment(k8s) }, daemonSet: undefined };
+  }
   if (kubespray.status === "rejected") throw kubespray.reason;
   const k8s = kubespray.value;
   const live: Live = {
@@ -116,8 +139,7 @@ export async function observeWithObjects(
         : `read with ${client}`,
     client,
     ...read.objects,
-    configMapBackend: backendFromConfigMap(k8s?.configMap),
-    nodeEnv: nodeEnvFromDaemonSet(k8s?.daemonSet),
+    ...deployment(k8s),
   };
   return { live, daemonSet: k8s?.daemonSet };
 }

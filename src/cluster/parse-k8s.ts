@@ -8,7 +8,12 @@ export function backendFromConfigMap(configMap: Json | undefined): string | null
   return str(field(configMap, "data", "calico_backend")) ?? null;
 }
 
-/** The calico-node container's env: FELIX_IPINIPENABLED, FELIX_VXLANENABLED, CALICO_NETWORKING_BACKEND. */
+export function etcdEndpointsFromConfigMap(configMap: Json | undefined): string | null {
+  return str(field(configMap, "data", "etcd_endpoints")) || null;
+}
+
+/** The calico-node container's env: FELIX_IPINIPENABLED, FELIX_VXLANENABLED, CALICO_NETWORKING_BACKEND,
+ *  DATASTORE_TYPE, ETCD_ENDPOINTS, FELIX_IPV6SUPPORT and IP6. */
 export function nodeEnvFromDaemonSet(daemonSet: Json | undefined): NodeEnv | null {
   if (!daemonSet) return null;
   const containers = field(daemonSet, "spec", "template", "spec", "containers");
@@ -21,6 +26,14 @@ export function nodeEnvFromDaemonSet(daemonSet: Json | undefined): NodeEnv | nul
     const value = str(e.value);
     if (name === "FELIX_IPINIPENABLED" && value !== undefined) result.ipipEnabled = value;
     if (name === "FELIX_VXLANENABLED" && value !== undefined) result.vxlanEnabled = value;
+    if (name === "DATASTORE_TYPE" && value !== undefined) result.datastoreType = value;
+    if (name === "FELIX_IPV6SUPPORT" && value !== undefined) result.ipv6Support = value;
+    if (name === "IP6" && value !== undefined) result.ip6 = value;
+    if (name === "ETCD_ENDPOINTS") {
+      const key = str(field(e, "valueFrom", "configMapKeyRef", "key"));
+      if (value !== undefined) result.etcdEndpoints = value;
+      else if (key !== undefined) result.etcdEndpoints = `calico-config ${key}`;
+    }
     if (name === "CALICO_NETWORKING_BACKEND") {
       if (value !== undefined) result.networkingBackend = value;
       else if (field(e, "valueFrom", "configMapKeyRef", "key") === "calico_backend")

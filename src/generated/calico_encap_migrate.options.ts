@@ -19,7 +19,7 @@ export interface CalicoEncapMigrateOptions {
    */
   vxlan_mode?: "Always" | "CrossSubnet" | "Never";
   /**
-   * Calico networking backend wanted in kube-system/calico-config calico_backend (Kubespray calico_network_backend). bird runs BGP (needed by IP-in-IP); vxlan and none do not.
+   * Calico networking backend wanted in kube-system/calico-config calico_backend (Kubespray calico_network_backend). bird runs BGP (needed by IP-in-IP pools and by pools without encapsulation, IPv4 or IPv6); vxlan and none do not.
    */
   network_backend?: "bird" | "vxlan" | "none";
   /**

@@ -19,7 +19,7 @@ export interface CalicoPoolCheckOptions {
    */
   vxlan_mode?: "Always" | "CrossSubnet" | "Never";
   /**
-   * Calico networking backend wanted in kube-system/calico-config calico_backend (Kubespray calico_network_backend). bird runs BGP (needed by IP-in-IP); vxlan and none do not.
+   * Calico networking backend wanted in kube-system/calico-config calico_backend (Kubespray calico_network_backend). bird runs BGP (needed by IP-in-IP pools and by pools without encapsulation, IPv4 or IPv6); vxlan and none do not.
    */
   network_backend?: "bird" | "vxlan" | "none";
   /**
@@ -39,11 +39,11 @@ export interface CalicoPoolCheckOptions {
    */
   nat_outgoing?: boolean;
   /**
-   * Whether the cluster has an IPv4 pod network (Kubespray ipv4_stack).
+   * Whether the cluster has an IPv4 pod network (Kubespray ipv4_stack). false while the cluster has an enabled IPv4 pool is blocking.
    */
   ipv4_stack?: boolean;
   /**
-   * Whether the cluster has an IPv6 pod network (Kubespray ipv6_stack, or enable_dual_stack_networks on older releases). Enables the IPv6 pool comparison.
+   * Whether the cluster has an IPv6 pod network (Kubespray ipv6_stack, or enable_dual_stack_networks on older releases). Enables the IPv6 pool comparison. false while the cluster has an enabled IPv6 pool is blocking (FELIX_IPV6SUPPORT and IP6 in the calico-node template are named too).
    */
   ipv6_stack?: boolean;
   /**
@@ -67,7 +67,7 @@ export interface CalicoPoolCheckOptions {
    */
   nat_outgoing_ipv6?: boolean;
   /**
-   * Calico datastore (Kubespray calico_datastore). With etcd, pools and FelixConfiguration can only be read through calicoctl.
+   * Calico datastore (Kubespray calico_datastore). Compared with the datastore calico-node uses (calico-config etcd_endpoints, the calico-node template's DATASTORE_TYPE and ETCD_ENDPOINTS): a difference is blocking, also when calicoctl finds no Calico objects because it is set up for the other datastore. With etcd, pools and FelixConfiguration can only be read through calicoctl.
    */
   datastore?: "kdd" | "etcd";
   /**

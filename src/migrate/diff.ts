@@ -2,7 +2,7 @@
 
 import type { ClusterObservation } from "../calico/observation.js";
 import type { Write } from "../calico/plan.js";
-import { runningBackend } from "../calico/plan.js";
+import { runningBackend } from "../calico/routing.js";
 
 type Objects = Record<string, Record<string, unknown>>;
 

@@ -1,37 +1,7 @@
-// The migration target from the module's options (Kubespray's variables), and the summaries it reports. Pure.
+// The states calico_encap_migrate reports (migrated_from, migrated_to) and its MTU note. Pure.
 
-import { ipv6PoolName } from "../calico/kubespray.js";
-import type { Backend, EncapMode } from "../calico/model.js";
 import type { ClusterObservation, Target } from "../calico/observation.js";
-import { runningBackend } from "../calico/plan.js";
-
-export interface TargetOptions {
-  ipip_mode: EncapMode;
-  vxlan_mode: EncapMode;
-  network_backend: Backend;
-  pool_name: string;
-  extra_pools: string[];
-  ipv6_stack: boolean;
-  vxlan_mode_ipv6: EncapMode;
-}
-
-export function targetFromOptions(o: TargetOptions): Target {
-  const v4 = [o.pool_name, ...o.extra_pools.filter((n) => n !== o.pool_name)].map((name) => ({
-    name,
-    ipipMode: o.ipip_mode,
-    vxlanMode: o.vxlan_mode,
-  }));
-  const v6 = o.ipv6_stack
-    ? [
-        {
-          name: ipv6PoolName(o.pool_name),
-          ipipMode: "Never" as const,
-          vxlanMode: o.vxlan_mode_ipv6,
-        },
-      ]
-    : [];
-  return { pools: [...v4, ...v6], backend: o.network_backend };
-}
+import { runningBackend } from "../calico/routing.js";
 
 export interface StateSummary {
   pools: { name: string; ipip_mode: string; vxlan_mode: string }[];

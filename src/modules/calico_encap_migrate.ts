@@ -10,7 +10,8 @@ import { validate } from "../generated/calico_encap_migrate.options.validator.js
 import { migrationDiff } from "../migrate/diff.js";
 import { MigrationFailed, migrate } from "../migrate/executor.js";
 import { realIo } from "../migrate/io.js";
-import { mtuWarning, summarize, summarizeTarget, targetFromOptions } from "../migrate/target.js";
+import { targetFromOptions } from "../calico/kubespray.js";
+import { mtuWarning, summarize, summarizeTarget } from "../migrate/target.js";
 import type { ModuleContext, ModuleDefinition, ModuleResult } from "../protocol/module.js";
 
 export type { CalicoEncapMigrateParams };

@@ -110,9 +110,13 @@ describe("calico_pool_check options through ad-hoc ansible", function () {
   });
 
   it("rejects a block size that is not a number", async () => {
-    const { output } = await runAdhoc("calico_pool_check", "pool_blocksize=big");
-    expect(output).to.match(/pool_blocksize/);
-    expect(output).to.include("FAILED");
+    const { output, exitCode } = await runAdhoc("calico_pool_check", "pool_blocksize=big");
+    expect(exitCode, output).to.not.equal(0);
+    // The error itself, in Ansible's words: the echoed invocation also names pool_blocksize, so the option name
+    // alone would pass on any failure.
+    expect(output).to.include(
+      `"msg": "argument 'pool_blocksize' is of type <class 'str'> and we were unable to convert to int: 'big' cannot be converted to an int"`,
+    );
   });
 
   it("accepts Ansible's booleans and integers as strings", async () => {

@@ -2,6 +2,9 @@
 // ansible-playbook.
 
 import { expect } from "chai";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import type { TaskResult } from "../support/ansible.js";
 import { runTask } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
@@ -127,6 +130,35 @@ describe("calico_pool_check on the lab", function () {
         ...PINNED_218,
       });
       expect(r.failed, r.msg).to.not.equal(true);
+    });
+    it("fails a kdd inventory, naming calico_datastore and what calico-config and calico-node use, pinned", async () => {
+      const r = await check(lab, { ...labArgs(lab, "calicoctl"), datastore: "kdd", ...PINNED_218 });
+      expect(r.failed).to.equal(true);
+      const f = (r.findings as { id: string; live: unknown; why: string }[]).find(
+        (x) => x.id === "datastore",
+      );
+      expect(f?.live).to.equal("etcd");
+      expect(f?.why).to.include("calico-config data.etcd_endpoints");
+      expect(r.msg).to.include("inventory (calico_datastore) says kdd");
+      expect(r.pin_vars).to.deep.include({ calico_datastore: "etcd" });
+    });
+    it("fails a kdd inventory read through a calicoctl.sh set up for kdd (it finds no Calico there)", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "calicoctl-kdd-"));
+      const kdd = join(dir, "calicoctl.sh");
+      writeFileSync(
+        kdd,
+        `#!/bin/bash\nDATASTORE_TYPE=kubernetes KUBECONFIG=${lab.kubeconfig} ${join(dirname(lab.calicoctlSh), "calicoctl")} --allow-version-mismatch "$@"\n`,
+      );
+      chmodSync(kdd, 0o755);
+      const r = await check(lab, {
+        ...labArgs(lab, "calicoctl"),
+        calicoctl_path: kdd,
+        datastore: "kdd",
+        ...PINNED_218,
+      });
+      expect(r.failed, r.msg).to.equal(true);
+      expect(r.msg).to.include("calico-node is deployed, but calicoctl found no Calico objects");
+      expect(r.pin_vars).to.deep.equal({ calico_datastore: "etcd" });
     });
     it("refuses kubectl for an etcd datastore, saying what to set", async () => {
       const r = await check(lab, { ...labArgs(lab, "kubectl"), datastore: "etcd", ...PINNED_218 });

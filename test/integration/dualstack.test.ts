@@ -64,6 +64,15 @@ describe("calico_encap_migrate on a dual-stack cluster", function () {
     expect(await v6Addresses()).to.equal(3);
   });
 
+  it("blocks ipv6_stack: false on this cluster, naming the IPv6 pool and the template's FELIX_IPV6SUPPORT", async () => {
+    const c = await check({ ...VXLAN_BOTH, pool_blocksize: 26, ipv6_stack: false });
+    expect(c.failed).to.equal(true);
+    expect(c.msg).to.include(
+      "Pod network IPv6: cluster has true, inventory (ipv6_stack) says false",
+    );
+    expect(c.pin_vars).to.deep.include({ ipv6_stack: true });
+  });
+
   it("moves IPv4 to IPIP with BIRD and IPv6 to no encapsulation; the IPv6 tunnel addresses are released", async () => {
     const r = await migrate(IPIP_NATIVE6);
     expect(r.failed, r.msg).to.not.equal(true);
@@ -75,6 +84,17 @@ describe("calico_encap_migrate on a dual-stack cluster", function () {
       ],
     });
     expect(await v6Addresses()).to.equal(0);
+    const c = await check({ ...IPIP_NATIVE6, pool_blocksize: 26 });
+    expect(c.failed, c.msg).to.not.equal(true);
+  });
+
+  it("refuses backend vxlan while the IPv6 pool has no encapsulation (BIRD carries its routes), writing nothing", async () => {
+    for (const ipv6 of [{ vxlan_mode_ipv6: "Never" }, { ipv6_stack: false }]) {
+      const r = await migrate({ ...VXLAN_BOTH, ...ipv6 });
+      expect(r.failed, r.msg).to.equal(true);
+      expect(r.msg).to.include("Refused before any write");
+      expect(r.msg).to.include("default-pool-ipv6");
+    }
     const c = await check({ ...IPIP_NATIVE6, pool_blocksize: 26 });
     expect(c.failed, c.msg).to.not.equal(true);
   });

@@ -43,7 +43,8 @@ export function live218(overrides: Partial<Live> = {}): Live {
     felixDefault: { ipipEnabled: true },
     felixNodes: {},
     configMapBackend: "bird",
-    nodeEnv: { backendFromConfigMap: true },
+    configMapEtcdEndpoints: null,
+    nodeEnv: { backendFromConfigMap: true, datastoreType: "kubernetes" },
     ...overrides,
   };
 }

@@ -55,7 +55,11 @@ function kubesprayObjects(live: Live): string {
       kind: "ConfigMap",
       apiVersion: "v1",
       metadata: { name: "calico-config", namespace: "kube-system" },
-      data: { calico_backend: live.configMapBackend, cluster_type: "kubespray,bgp" },
+      data: {
+        calico_backend: live.configMapBackend,
+        cluster_type: "kubespray,bgp",
+        ...(live.configMapEtcdEndpoints ? { etcd_endpoints: live.configMapEtcdEndpoints } : {}),
+      },
     });
   if (live.nodeEnv) {
     const env: object[] = [];
@@ -64,12 +68,17 @@ function kubesprayObjects(live: Live): string {
         name: "CALICO_NETWORKING_BACKEND",
         valueFrom: { configMapKeyRef: { name: "calico-config", key: "calico_backend" } },
       });
-    if (live.nodeEnv.networkingBackend)
-      env.push({ name: "CALICO_NETWORKING_BACKEND", value: live.nodeEnv.networkingBackend });
-    if (live.nodeEnv.ipipEnabled)
-      env.push({ name: "FELIX_IPINIPENABLED", value: live.nodeEnv.ipipEnabled });
-    if (live.nodeEnv.vxlanEnabled)
-      env.push({ name: "FELIX_VXLANENABLED", value: live.nodeEnv.vxlanEnabled });
+    const n = live.nodeEnv;
+    const literal: [string, string | undefined][] = [
+      ["CALICO_NETWORKING_BACKEND", n.networkingBackend],
+      ["FELIX_IPINIPENABLED", n.ipipEnabled],
+      ["FELIX_VXLANENABLED", n.vxlanEnabled],
+      ["DATASTORE_TYPE", n.datastoreType],
+      ["ETCD_ENDPOINTS", n.etcdEndpoints],
+      ["FELIX_IPV6SUPPORT", n.ipv6Support],
+      ["IP6", n.ip6],
+    ];
+    for (const [name, value] of literal) if (value) env.push({ name, value });
     items.push({
       kind: "DaemonSet",
       apiVersion: "apps/v1",

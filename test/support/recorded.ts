@@ -63,18 +63,32 @@ function existingObjects(answers: Answer[]): Answer {
   return { stdout: items.length ? JSON.stringify({ apiVersion: "v1", kind: "List", items }) : "" };
 }
 
-export function recordedTools(profile: string, kubeconfig: string): FakeTools {
-  const r = recorded(profile);
-  const get = (name: string): Answer => {
-    const a = r.get(name);
-    if (!a) throw new Error(`fixture ${profile} has no ${name}`);
-    return a;
+/**
+ * The tools as recorded in a profile. calicoctlProfile takes calicoctl.sh's answers from another profile: a
+ * calicoctl.sh set up for another datastore than the cluster's (e.g. "fresh": an empty datastore).
+ */
+export function recordedTools(
+  profile: string,
+  kubeconfig: string,
+  calicoctlProfile = profile,
+): FakeTools {
+  const lookup = (p: string) => {
+    const r = recorded(p);
+    return (name: string): Answer => {
+      const a = r.get(name);
+      if (!a) throw new Error(`fixture ${p} has no ${name}`);
+      return a;
+    };
   };
+  const get = lookup(profile);
+  const calicoctl = lookup(calicoctlProfile);
   return fakeTools(
     {
-      "get ippool -o json": get("calicoctl-get-ippool"),
-      "get felixconfiguration -o json": get("calicoctl-get-felixconfiguration"),
-      "get clusterinformation default -o json": get("calicoctl-get-clusterinformation-default"),
+      "get ippool -o json": calicoctl("calicoctl-get-ippool"),
+      "get felixconfiguration -o json": calicoctl("calicoctl-get-felixconfiguration"),
+      "get clusterinformation default -o json": calicoctl(
+        "calicoctl-get-clusterinformation-default",
+      ),
     },
     {
       [`--kubeconfig ${kubeconfig} ${KUBECTL_CALICO_CRDS}`]: combineLists([

@@ -16,6 +16,10 @@ export const ENCAPS: Encap[] = [
   "none",
 ];
 export const BACKENDS: Backend[] = ["bird", "vxlan"];
+/** The IPv6 pool's encapsulations Calico accepts (no IPIP on IPv6). */
+export type Encap6 = "VXLAN Always" | "VXLAN CrossSubnet" | "none";
+export const ENCAPS6: Encap6[] = ["VXLAN Always", "VXLAN CrossSubnet", "none"];
+export const V6_POOL = "default-pool-ipv6";
 
 export function modes(e: Encap): { ipipMode: EncapMode; vxlanMode: EncapMode } {
   if (e === "none") return { ipipMode: "Never", vxlanMode: "Never" };
@@ -29,13 +33,14 @@ export const NODES = ["node-1", "node-2", "node-3"];
 
 export function converge(obs: ClusterObservation): ClusterObservation {
   const v4 = obs.live.pools.filter((p) => p.ipVersion === 4 && !p.disabled);
+  const v6 = obs.live.pools.filter((p) => p.ipVersion === 6 && !p.disabled);
   const nodes: NodeObservation[] = obs.nodes.map((n, i) => ({
     ...n,
     calicoNodeReady: true,
     tunnel: {
       ipip: v4.some((p) => p.ipipMode !== "Never") ? `10.233.${64 + i}.0` : null,
       vxlan: v4.some((p) => p.vxlanMode !== "Never") ? `10.233.${64 + i}.1` : null,
-      vxlanV6: null,
+      vxlanV6: v6.some((p) => p.vxlanMode !== "Never") ? `fd85::${i + 1}:1` : null,
     },
   }));
   const backend = (obs.live.configMapBackend ?? "bird") as Backend;
@@ -62,11 +67,25 @@ export function applyWrite(obs: ClusterObservation, w: Write): ClusterObservatio
   return { ...obs, live };
 }
 
+/** The IPv6 pool Kubespray creates for ipv6_stack, with these modes. */
+export function pool6(e: Encap6) {
+  return pool({
+    name: V6_POOL,
+    cidr: "fd85:ee78:d8a6:8607::1:0/112",
+    ipVersion: 6,
+    blockSize: 122,
+    natOutgoing: false,
+    ...modes(e),
+  });
+}
+
+/** A converged cluster: one IPv4 pool, and an IPv6 pool when v6 is given. */
 export function start(
   e: Encap,
   b: Backend,
   felix: "explicit" | "unset",
   version = "v3.32.1",
+  v6?: Encap6,
 ): ClusterObservation {
   const m = modes(e);
   const felixDefault: FelixFlags =
@@ -74,7 +93,7 @@ export function start(
       ? { ipipEnabled: m.ipipMode !== "Never", vxlanEnabled: m.vxlanMode !== "Never" }
       : {};
   const live = live218({
-    pools: [pool(m)],
+    pools: v6 === undefined ? [pool(m)] : [pool(m), pool6(v6)],
     configMapBackend: b,
     felixDefault,
     calicoVersion: version,
@@ -92,6 +111,8 @@ export function start(
   });
 }
 
-export function target(e: Encap, b: Backend): Target {
-  return { pools: [{ name: "default-pool", ...modes(e) }], backend: b };
+export function target(e: Encap, b: Backend, v6?: Encap6): Target {
+  const pools = [{ name: "default-pool", ...modes(e) }];
+  if (v6 !== undefined) pools.push({ name: V6_POOL, ...modes(v6) });
+  return { pools, backend: b };
 }

@@ -1,4 +1,6 @@
 import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { parse } from "yaml";
 import { documentation, returns, undocumented } from "../../tools/ansible-doc.js";
 import { computeGeneratedFiles, findStale } from "../../tools/generated-files.js";
@@ -149,5 +151,29 @@ describe("generated types", () => {
     expect(prepared.properties?.value?.tsType).to.equal("unknown");
     expect(prepared.properties?.note?.tsType).to.equal(undefined);
     expect(result.properties.value?.tsType).to.equal(undefined);
+  });
+});
+
+describe("what the documentation promises about traffic", () => {
+  it("no doc claims a migration without dropping traffic: an in-place IPIP -> VXLAN switch has a window", () => {
+    const docs = [
+      "schemas/calico_encap_migrate.options.json",
+      "schemas/calico_pool_check.options.json",
+      "ansible/library/calico_encap_migrate.yml",
+      "ansible/library/calico_pool_check.yml",
+      "ansible/roles/calico_encap/meta/argument_specs.yml",
+      "ansible/playbooks/migrate.yml",
+      "README.md",
+    ];
+    for (const path of docs)
+      expect(readFileSync(join(repoRoot, path), "utf8"), path).to.not.match(
+        /without dropping traffic|keeps every node routed/i,
+      );
+    const sidecar = parse(
+      readFileSync(join(repoRoot, "ansible/library/calico_encap_migrate.yml"), "utf8"),
+    ) as { DOCUMENTATION: { description: string[] } };
+    expect(sidecar.DOCUMENTATION.description.join(" ")).to.include(
+      "window with no route between the pool write and the last node's VTEP",
+    );
   });
 });

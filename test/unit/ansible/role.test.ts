@@ -141,6 +141,16 @@ describe("the calico_encap role against the schemas", () => {
     expect(rows.every((r) => r.modules.length > 0)).to.equal(true);
   });
 
+  it("runs every task only when Kubespray's network plugin is calico, as Kubespray's Calico checks do", () => {
+    for (const { tasks } of Object.values(ENTRY_POINTS))
+      for (const task of readRoleYaml(repoRoot, `tasks/${tasks}`) as Record<string, unknown>[]) {
+        if ("ansible.builtin.import_tasks" in task) continue;
+        expect(task.when, `${tasks}: ${String(task.name)}`).to.equal(
+          "kube_network_plugin | default('calico') == 'calico'",
+        );
+      }
+  });
+
   it("declares every input of each entry point with the schema's type, choices and default", () => {
     expect(specs.main).to.deep.equal(specs.preflight);
     for (const [entry, { module }] of Object.entries(ENTRY_POINTS)) {
@@ -164,7 +174,7 @@ describe("the calico_encap role against the schemas", () => {
         "calico_encap_environment",
         "calico_encap_mode",
         "calico_encap_bridge_idle_timeout",
-        ...(module === "calico_pool_check" ? ["kube_network_plugin"] : []),
+        "kube_network_plugin",
       ];
       expect(Object.keys(options).sort(), entry).to.deep.equal([...inputs, ...extra].sort());
       for (const r of rows.filter((x) => x.modules.includes(module))) {
@@ -182,6 +192,17 @@ describe("the calico_encap role against the schemas", () => {
           expect(options[last]?.default, last).to.deep.equal(d);
       }
     }
+  });
+
+  it("README's and the playbooks' ansible-playbook commands use --become, as Kubespray runs (admin.conf is root's)", () => {
+    const texts = ["README.md", "ansible/playbooks/preflight.yml", "ansible/playbooks/migrate.yml"].map(
+      (p) => readFileSync(join(repoRoot, p), "utf8"),
+    );
+    const commands = texts.flatMap((t) =>
+      t.split("\n").filter((l) => /ansible-playbook .*ansible\/playbooks\//.test(l)),
+    );
+    expect(commands.length).to.be.greaterThan(4);
+    for (const c of commands) expect(c).to.include(" --become ");
   });
 
   it("README's mapping table is the one tools/role-mapping.ts makes (node dist/tools/role-mapping.js)", () => {

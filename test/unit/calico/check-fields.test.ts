@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { checkPools } from "../../../src/calico/check.js";
+import { finding } from "../../../src/calico/findings.js";
 import { inventory, live218, PINNED_218, pool } from "../../support/builders.js";
 
 function find(r: ReturnType<typeof checkPools>, id: string) {
@@ -70,8 +71,8 @@ describe("calico_pool_check fields beyond the modes", () => {
       live: "Never",
       inventory: "Always",
     });
-    const ignored = checkPools(inventory({ ...PINNED_218, ipv6_stack: false }), live);
-    expect(ignored.findings).to.deep.equal([]);
+    const off = checkPools(inventory({ ...PINNED_218, ipv6_stack: false }), live);
+    expect(off.findings.map((f) => f.id)).to.deep.equal(["stack.ipv6"]);
   });
 
   it("rejects IPIP on the IPv6 pool in Calico's words", () => {
@@ -113,7 +114,7 @@ describe("calico_pool_check fields beyond the modes", () => {
   it("blocks another IPIP pool stranded by a switch to backend vxlan", () => {
     const live = live218({ pools: [pool(), pool({ name: "extra", cidr: "10.240.0.0/16" })] });
     const r = checkPools(inventory({ pool_blocksize: 24 }), live);
-    const f = find(r, "target.backend.ipipWithoutBird");
+    const f = find(r, "target.backend.needsBird");
     expect(f?.severity).to.equal("blocking");
     expect(f?.why).to.include("extra");
     const felix = find(r, "target.felix.ipipEnabled");
@@ -171,5 +172,25 @@ describe("calico_pool_check fields beyond the modes", () => {
     expect(r.migration).to.deep.include({ needed: true, possible: false });
     expect(r.migration.reason).to.include("IPPool/pods metadata.name");
     expect(find(r, "pool.missing")?.severity).to.equal("blocking");
+  });
+
+  it("finding() takes named fields, so the live and the inventory value cannot be swapped", () => {
+    const f = finding({
+      inventory: 26,
+      live: 24,
+      id: "pool.blockSize",
+      object: "IPPool/default-pool",
+      field: "spec.blockSize",
+      variable: "calico_pool_blocksize",
+      severity: "blocking",
+      why: "",
+      remedy: "",
+    });
+    expect(f).to.deep.include({ live: 24, inventory: 26 });
+    expect(Object.keys(f).slice(3, 5)).to.deep.equal(["live", "inventory"]);
+    // Never called: tsc fails on the next line if finding() takes positional arguments again.
+    // @ts-expect-error nine positional arguments are not a Finding
+    const positional = () => finding("id", "o", "f", 1, 2, "v", "blocking", "w", "r");
+    expect(positional).to.be.a("function");
   });
 });

@@ -57,6 +57,10 @@ describe("calico_pool_check decision", () => {
         vxlan_mode: "Always",
         network_backend: "vxlan",
       });
+      expect(r.migration.reason).to.not.include("without dropping traffic");
+      expect(r.migration.reason).to.include(
+        "short window with no route between the pool write and the last node's VTEP",
+      );
     });
     it("never reports changed", () => expect(r.changed).to.equal(false));
   });
@@ -71,7 +75,13 @@ describe("calico_pool_check decision", () => {
   it("passes a fresh cluster, saying Calico is not installed yet", () => {
     const r = checkPools(
       inventory(),
-      live218({ calicoInstalled: false, reason: "the Calico CRDs are not installed", pools: [] }),
+      live218({
+        calicoInstalled: false,
+        reason: "the Calico CRDs are not installed",
+        pools: [],
+        configMapBackend: null,
+        nodeEnv: null,
+      }),
     );
     expect(r.failed).to.equal(false);
     expect(r.msg).to.match(/Calico is not installed yet \(the Calico CRDs are not installed\)/);
@@ -81,7 +91,7 @@ describe("calico_pool_check decision", () => {
   it("fails a fresh cluster whose inventory Calico would reject", () => {
     const r = checkPools(
       inventory({ ipip_mode: "Always", vxlan_mode: "Always" }),
-      live218({ calicoInstalled: false, pools: [] }),
+      live218({ calicoInstalled: false, pools: [], configMapBackend: null, nodeEnv: null }),
     );
     expect(r.failed).to.equal(true);
     expect(ids(r.findings, "blocking")).to.include("inventory.bothEncapsulations");
@@ -126,21 +136,25 @@ describe("calico_pool_check decision", () => {
               expect(blocking.includes("backend"), "backend finding").to.equal(
                 liveBackend !== backend,
               );
-              const ipipWithoutBird = ipip !== "Never" && backend !== "bird";
-              expect(blocking.includes("inventory.ipipWithoutBird"), "IPIP needs bird").to.equal(
-                ipipWithoutBird,
+              // BIRD routes IPIP pools and unencapsulated pools.
+              const needsBird = (i: EncapMode, v: EncapMode) => i !== "Never" || v === "Never";
+              const withoutBird = needsBird(ipip, vxlan) && backend !== "bird";
+              expect(blocking.includes("inventory.needsBird"), "the pool needs bird").to.equal(
+                withoutBird,
               );
-              const liveBroken = liveIpip !== "Never" && liveBackend !== "bird";
+              const liveBroken = needsBird(liveIpip, liveVxlan) && liveBackend !== "bird";
               expect(
-                blocking.includes("live.backend.ipipWithoutBird"),
-                "live IPIP without BIRD",
+                blocking.includes("live.backend.needsBird"),
+                "live pool without BIRD",
               ).to.equal(liveBroken);
               for (const f of r.findings.filter((x) => x.severity === "blocking"))
                 expect(r.msg, `msg names ${f.id}`).to.include(`${f.object} ${f.field}`);
               const same = liveIpip === ipip && liveVxlan === vxlan && liveBackend === backend;
-              expect(r.failed).to.equal(!same || liveBroken || ipipWithoutBird);
+              expect(r.failed).to.equal(!same || liveBroken || withoutBird);
               expect(r.migration.needed).to.equal(!same);
-              expect(r.migration.possible).to.equal(!same && !ipipWithoutBird);
+              expect(r.migration.possible).to.equal(!same && !withoutBird);
+              if (!same && withoutBird)
+                expect(r.migration.reason).to.match(/data\.calico_backend|runs no BIRD/);
             });
           }
   });

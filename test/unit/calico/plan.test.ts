@@ -3,24 +3,27 @@
 // the product's) checks that every steady state between steps gives every pair of nodes a route.
 
 import { expect } from "chai";
+import { checkPools } from "../../../src/calico/check.js";
 import type { Backend, FelixFlags, Live, Pool } from "../../../src/calico/model.js";
 import type { ClusterObservation, Target } from "../../../src/calico/observation.js";
 import { plan } from "../../../src/calico/plan.js";
-import { pool } from "../../support/builders.js";
-import type { Encap } from "../../support/sim-cluster.js";
+import { inventory, live218, pool } from "../../support/builders.js";
+import type { Encap, Encap6 } from "../../support/sim-cluster.js";
 import {
   applyWrite,
   BACKENDS,
   converge,
   ENCAPS,
+  ENCAPS6,
   modes,
   start,
   target,
+  V6_POOL,
 } from "../../support/sim-cluster.js";
 
-/** Calico can run it: IPIP and unencapsulated pools need BIRD (backend bird). */
-function runnable(e: Encap, b: Backend): boolean {
-  return b === "bird" || e.startsWith("VXLAN");
+/** Calico can run it: IPIP and unencapsulated pools (of either family) need BIRD (backend bird). */
+function runnable(e: Encap, b: Backend, v6?: Encap6): boolean {
+  return b === "bird" || (e.startsWith("VXLAN") && (v6 === undefined || v6.startsWith("VXLAN")));
 }
 
 // ---- the referee: reference/calico.md, independently of src/calico ----
@@ -34,6 +37,7 @@ function felixOn(live: Live, flag: keyof FelixFlags, used: boolean): boolean {
 function pairsWithoutRoute(obs: ClusterObservation): string[] {
   const live = obs.live;
   const v4 = live.pools.filter((p) => p.ipVersion === 4 && !p.disabled);
+  const v6 = live.pools.filter((p) => p.ipVersion === 6 && !p.disabled);
   const ipipUsed = v4.some((p) => p.ipipMode !== "Never");
   const vxlanUsed = v4.some((p) => p.vxlanMode !== "Never");
   const bird =
@@ -49,7 +53,13 @@ function pairsWithoutRoute(obs: ClusterObservation): string[] {
           return felixOn(live, "vxlanEnabled", vxlanUsed) && !!a.tunnel.vxlan && !!b.tunnel.vxlan;
         return bird;
       });
+      // IPv6: no IPIP; VXLAN follows the IPv6 pools (no Felix flag) and needs both nodes' IPv6 VTEPs; an
+      // unencapsulated IPv6 pool is routed by BIRD.
+      const routed6 = v6.every((p) =>
+        p.vxlanMode !== "Never" ? !!a.tunnel.vxlanV6 && !!b.tunnel.vxlanV6 : bird,
+      );
       if (!routed) out.push(`${a.name}->${b.name}`);
+      if (!routed6) out.push(`${a.name}->${b.name} (IPv6)`);
     }
   return out;
 }
@@ -105,6 +115,78 @@ describe("calico_encap_migrate planner", () => {
               });
             }
     }
+
+  describe("dual-stack: the IPv6 pool beside the IPv4 one (v3.32.1, Felix explicit)", () => {
+    for (const fromE of ENCAPS)
+      for (const from6 of ENCAPS6)
+        for (const fromB of BACKENDS)
+          for (const toE of ENCAPS)
+            for (const to6 of ENCAPS6)
+              for (const toB of BACKENDS) {
+                if (!runnable(fromE, fromB, from6)) continue;
+                it(`${fromE} + IPv6 ${from6}/${fromB} -> ${toE} + IPv6 ${to6}/${toB}`, () => {
+                  const from = start(fromE, fromB, "explicit", "v3.32.1", from6);
+                  expect(pairsWithoutRoute(from), "the start is routed").to.deep.equal([]);
+                  const t = target(toE, toB, to6);
+                  if (!runnable(toE, toB, to6)) {
+                    const refused = plan(from, t);
+                    expect(refused.ok).to.equal(false);
+                    if (!refused.ok) expect(refused.reason).to.match(/runs no BIRD/);
+                    return;
+                  }
+                  const { titles, end, gaps } = migrate(from, t);
+                  expect(gaps, titles.join(" | ")).to.deep.equal([]);
+                  expect(end.live.pools.find((p) => p.name === V6_POOL)).to.deep.include(
+                    modes(to6),
+                  );
+                  expect(end.live.configMapBackend).to.equal(toB);
+                  const again = plan(end, t);
+                  expect(again.ok && again.steps.length).to.equal(0);
+                });
+              }
+  });
+
+  it("keeps BIRD for an unencapsulated IPv6 pool: backend vxlan is refused whether or not the target names it", () => {
+    const from = start("VXLAN Always", "bird", "explicit", "v3.32.1", "none");
+    for (const t of [target("VXLAN Always", "vxlan"), target("VXLAN Always", "vxlan", "none")]) {
+      const p = plan(from, t);
+      expect(p.ok, JSON.stringify(p)).to.equal(false);
+      if (!p.ok)
+        expect(p.reason).to.include(`pool(s) ${V6_POOL} would use IPIP or no encapsulation`);
+    }
+  });
+
+  it("the check does not call a cluster matching whose unencapsulated IPv6 pool lost BIRD", () => {
+    const after = start("VXLAN Always", "vxlan", "explicit", "v3.32.1", "none").live;
+    const r = checkPools(
+      inventory({
+        network_backend: "vxlan",
+        pool_blocksize: 24,
+        ipv6_stack: true,
+        vxlan_mode_ipv6: "Never",
+      }),
+      after,
+    );
+    expect(r.failed).to.equal(true);
+    expect(r.msg).to.not.include("matches");
+    expect(r.findings.find((f) => f.id === "live.backend.needsBird")?.why).to.include(V6_POOL);
+  });
+
+  it("ipip Never / vxlan Never / backend vxlan: the planner and the check's hint both refuse", () => {
+    const p = plan(start("IPIP Always", "bird", "explicit"), target("none", "vxlan"));
+    expect(p.ok).to.equal(false);
+    const r = checkPools(
+      inventory({
+        ipip_mode: "Never",
+        vxlan_mode: "Never",
+        network_backend: "vxlan",
+        pool_blocksize: 24,
+      }),
+      live218(),
+    );
+    expect(r.migration).to.deep.include({ needed: true, possible: false });
+    expect(r.findings.find((f) => f.id === "inventory.needsBird")?.severity).to.equal("blocking");
+  });
 
   it("IPIP -> VXLAN: Felix VXLAN on, one pool write, IPIP unset, backend last", () => {
     const { titles } = migrate(

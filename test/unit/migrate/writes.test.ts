@@ -4,7 +4,8 @@ import type { Json } from "../../../src/cluster/decode.js";
 import type { WriteContext } from "../../../src/cluster/write.js";
 import { commandsFor, daemonSetPatch } from "../../../src/cluster/write.js";
 import { migrationDiff } from "../../../src/migrate/diff.js";
-import { mtuWarning, summarize, targetFromOptions } from "../../../src/migrate/target.js";
+import { targetFromOptions } from "../../../src/calico/kubespray.js";
+import { mtuWarning, summarize } from "../../../src/migrate/target.js";
 import { start } from "../../support/sim-cluster.js";
 
 const CTX: WriteContext = {

@@ -1,0 +1,49 @@
+// Which backend calico-node runs, and which pools need BGP: the one answer the check, the planner, the migration
+// hint and the diff share (reference/calico.md, "Routing ownership"). Felix programs VXLAN routes itself, for
+// IPv4 and IPv6 pools alike; BIRD distributes every other pool's routes: IPIP pools, and pools without
+// encapsulation of either IP family (Kubespray 2.18's calico_vxlan_mode_ipv6: Never is one).
+
+import type { Backend, EncapMode, Live } from "./model.js";
+import { isOn } from "./model.js";
+import { backendRunsBgp } from "./rules.js";
+
+/**
+ * The backend calico-node's configuration names: a literal CALICO_NETWORKING_BACKEND in the pod template, else
+ * calico_backend in calico-config; null when neither names one (calico-node then starts with bird).
+ */
+export function configuredBackend(live: Live): string | null {
+  return live.nodeEnv?.networkingBackend ?? live.configMapBackend;
+}
+
+/**
+ * The backend calico-node pods run with. calico-node reads it only when a pod starts, and only a change of the pod
+ * template restarts the pods: when the template is rendered for another backend than the configuration names
+ * (templateBackend, from the DaemonSet), a switch was interrupted between its two writes and the pods still run
+ * the template's. Unset means bird.
+ */
+export function runningBackend(live: Live, templateBackend: Backend | null = null): string {
+  const configured = configuredBackend(live) ?? "bird";
+  return templateBackend !== null && templateBackend !== configured ? templateBackend : configured;
+}
+
+export interface RoutedPool {
+  name: string;
+  ipipMode: EncapMode;
+  vxlanMode: EncapMode;
+  disabled?: boolean;
+}
+
+/** Whether BIRD distributes the pool's routes: IPIP, or no encapsulation at all (either IP family). */
+export function needsBgp(pool: RoutedPool): boolean {
+  return !pool.disabled && (isOn(pool.ipipMode) || !isOn(pool.vxlanMode));
+}
+
+/** Names of the pools whose routes only BIRD distributes. */
+export function poolsNeedingBgp(pools: readonly RoutedPool[]): string[] {
+  return pools.filter(needsBgp).map((p) => p.name);
+}
+
+/** Pools that would have no route under this backend (it runs no BIRD and they need it); empty when routed. */
+export function poolsStrandedBy(backend: string | null, pools: readonly RoutedPool[]): string[] {
+  return backendRunsBgp(backend) ? [] : poolsNeedingBgp(pools);
+}
