@@ -16,7 +16,7 @@ describe("calico_encap_migrate on a dual-stack cluster", function () {
   const dataplane = process.env.LAB_DATAPLANE;
   before(async () => {
     process.env.LAB_DATAPLANE = "0";
-    lab = await labUp("dualstack");
+    lab = await labUp("dualstack", 3, "standin"); // STILL_ON_STANDIN (test/support/lab.ts)
     await waitUntil("calico-node ready", () => nodesStatus(lab).summary.podsReady === 3);
   });
   after(async () => {

@@ -48,7 +48,7 @@ describe("calico-encap check|migrate on the lab (the human front)", function () 
 
   before(async () => {
     process.env.LAB_DATAPLANE = dataplane ?? "0";
-    lab = await labUp("kubespray-2.18");
+    lab = await labUp("kubespray-2.18", 3, "standin"); // STILL_ON_STANDIN (test/support/lab.ts)
     await waitUntil("calico-node ready with BIRD", () => {
       const s = nodesStatus(lab).summary;
       return s.podsReady === 3 && s.birdRunning === 3;

@@ -148,7 +148,7 @@ describe("calico_encap_migrate killed during each step and each wait, then re-ru
   this.timeout(900000);
   let lab: Lab;
   before(async () => {
-    lab = await labUp("kubespray-2.18");
+    lab = await labUp("kubespray-2.18", 3, "standin"); // STILL_ON_STANDIN (test/support/lab.ts)
     await waitUntil("calico-node ready with BIRD", () => {
       const s = nodesStatus(lab).summary;
       return s.podsReady === 3 && s.birdRunning === 3;

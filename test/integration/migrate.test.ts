@@ -38,7 +38,7 @@ async function migrate(
 }
 
 async function healthyLab(): Promise<Lab> {
-  const lab = await labUp("kubespray-2.18");
+  const lab = await labUp("kubespray-2.18", 3, "standin"); // STILL_ON_STANDIN (test/support/lab.ts)
   await waitUntil("calico-node ready with BIRD", () => {
     const s = nodesStatus(lab).summary;
     return s.podsReady === 3 && s.birdRunning === 3;

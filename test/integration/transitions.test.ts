@@ -83,7 +83,7 @@ describe("every transition on the lab", function () {
   this.timeout(3600000);
   let lab: Lab;
   before(async () => {
-    lab = await labUp("kubespray-2.18");
+    lab = await labUp("kubespray-2.18", 3, "standin"); // STILL_ON_STANDIN (test/support/lab.ts)
     await waitUntil(
       "calico-node ready with BIRD",
       () => nodesStatus(lab).summary.podsReady === 3,

@@ -40,11 +40,32 @@ export function readLabEnv(state = process.env.LAB_STATE ?? join(REPO, ".lab")):
   };
 }
 
+/**
+ * What plays the nodes: the real calico-node under the lab kubelet (the default), or the stand-in, a model of
+ * calico-node written here whose figures are statements about the model. STILL_ON_STANDIN says why a test file is
+ * still on the model.
+ */
+export type CalicoNode = "real" | "standin";
+
+/**
+ * VXLAN -> IPIP rolls calico-node to backend bird one node at a time (Kubespray's maxUnavailable 20 % is one pod of
+ * three). On the real calico-node the first BIRD pod never turns Ready: -bird-ready wants its BGP peers established
+ * and the other nodes run no BIRD yet (node/pkg/health/health.go, checkBIRDReady), so the rollout stalls and the
+ * migration rolls back. Test files that move a lab towards BIRD stay on the stand-in until the migration rolls
+ * calico-node in a way that can finish.
+ */
+export const STILL_ON_STANDIN =
+  "moves the lab VXLAN -> IPIP/bird, whose one-by-one calico-node rollout stalls on the real calico-node with 3 nodes";
+
 /** Restarts the lab seeded with a profile (lab.sh down, then up). */
-export async function labUp(profile: string, nodes = 3): Promise<Lab> {
+export async function labUp(profile: string, nodes = 3, calicoNode?: CalicoNode): Promise<Lab> {
   await execa("bash", [LAB_SH, "down"], { reject: false });
   await execa("bash", [LAB_SH, "up"], {
-    env: { PROFILE: profile, NODES: String(nodes) },
+    env: {
+      PROFILE: profile,
+      NODES: String(nodes),
+      ...(calicoNode ? { LAB_CALICO_NODE: calicoNode } : {}),
+    },
     stdio: "inherit",
   });
   return readLabEnv();
@@ -151,10 +172,13 @@ export async function waitUntil(
 const PROBER = join(REPO, "dist", "test", "lab", "prober", "control.js");
 
 export interface ProberFigures {
+  /** Running agents: one per pod (and one per node for host to remote pod probes on the real calico-node). */
+  agents: number;
   sent: number;
   lost: number;
   longest_gap_ms: number;
   rate_pps: number;
+  pairs: { from: string; to: string; sent: number; lost: number; longest_gap_ms: number }[];
 }
 
 /**
