@@ -66,7 +66,7 @@ say "3. The migration to Kubespray 2.19's encapsulation (VXLAN, backend vxlan), 
 prober reset
 sleep 1
 playbook migrate -v -e calico_encap_wait_sleep=1 || die "the migration failed"
-prober read | jq -r '"prober: \(.lost) of \(.sent) probes between pods on different nodes lost during the migration, longest gap \(.longest_gap_ms) ms"'
+prober read | jq -r '"prober: \(.lost) of \(.sent) probes (pod to pod and host to remote pod, across nodes) lost during the migration, longest gap \(.longest_gap_ms) ms"'
 
 say "4. The preflight with Kubespray 2.19's defaults again: expect it to pass"
 playbook preflight "${kubespray_219[@]}" || die "the preflight failed after the migration"
