@@ -92,7 +92,10 @@ describe("the lab can fail", function () {
       () => {
         const s = nodesStatus(lab);
         return (
-          s.summary.podsReady === 3 && Object.values(s.nodes).every((n) => n.backend === "vxlan")
+          s.summary.podsReady === 3 &&
+          Object.values(s.nodes as Record<string, { backend: string | null }>).every(
+            (n) => n.backend === "vxlan",
+          )
         );
       },
       120000,
