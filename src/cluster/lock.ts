@@ -202,7 +202,7 @@ export class Lock {
     throw DatastoreError.failed(
       this.ns("replace", "-f", "-"),
       r,
-      "The lock could not be renewed; the run stops to stay safe.",
+      "The Lease could not be renewed; check that the apiserver answers and the kubeconfig may update Leases in kube-system.",
     );
   }
 
