@@ -199,6 +199,8 @@ describe("calico_encap_migrate on the lab", function () {
   });
 
   it("rolls back when a node never converges, ends as it began, and names the node", async () => {
+    const back = await migrate(lab, TO_IPIP);
+    expect(back.failed, back.msg).to.not.equal(true);
     const before = await runTask({
       calico_pool_check: {
         calicoctl_path: lab.calicoctlSh,
@@ -212,7 +214,7 @@ describe("calico_encap_migrate on the lab", function () {
     try {
       const r = await migrate(lab, { ...TO_VXLAN, wait_timeout: 15 });
       expect(r.failed).to.equal(true);
-      expect(r.rolled_back).to.equal(true);
+      expect(r.rolled_back, r.msg).to.equal(true);
       expect(r.msg).to.include("node-3 (vxlan)");
       expect(r.msg).to.include("rolled back to the state before the first write and verified it");
     } finally {
