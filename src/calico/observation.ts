@@ -12,6 +12,40 @@ export interface NodeObservation {
   tunnel: Record<TunnelKind, string | null>;
   /** The node's calico-node pod is Running and Ready. */
   calicoNodeReady: boolean;
+  /** The Kubernetes Node a Calico Node belongs to (its orchRefs), when it names one. */
+  kubeNodeName?: string;
+}
+
+/** A Kubernetes Node as the DaemonSet controller schedules onto it. */
+export interface KubeNode {
+  name: string;
+  labels: Record<string, string>;
+  taints: { key: string; value: string; effect: string }[];
+}
+
+/** "" stands for an unset field, as in the Kubernetes API. */
+export interface Toleration {
+  key: string;
+  operator: string;
+  value: string;
+  effect: string;
+}
+
+/** One requirement of a nodeSelectorTerm: a label (matchExpressions) or metadata.name (matchFields). */
+export interface NodeRequirement {
+  field: boolean;
+  key: string;
+  operator: string;
+  values: string[];
+}
+
+/** Where the calico-node DaemonSet's pod template may run (spec.template.spec). */
+export interface PodPlacement {
+  nodeSelector: Record<string, string>;
+  tolerations: Toleration[];
+  /** nodeAffinity's required nodeSelectorTerms (any term, all its requirements); null when there is none. */
+  requiredTerms: NodeRequirement[][] | null;
+  hostNetwork: boolean;
 }
 
 export interface RolloutObservation {
@@ -26,8 +60,13 @@ export interface RolloutObservation {
 
 export interface ClusterObservation {
   live: Live;
+  /** Calico's nodes: Kubernetes Nodes in KDD, Calico Node objects with the etcd datastore. */
   nodes: NodeObservation[];
   rollout: RolloutObservation;
+  /** The Kubernetes Nodes; undefined when not read (every Calico node then counts as one calico-node runs on). */
+  kubeNodes?: KubeNode[];
+  /** The calico-node DaemonSet's placement; undefined or null when not read. */
+  placement?: PodPlacement | null;
 }
 
 export interface TargetPool {

@@ -18,6 +18,7 @@ import type { Backend, EncapMode, FelixFlags, Live, Pool } from "./model.js";
 import type { ClusterObservation, Target } from "./observation.js";
 import { poolsNeedingBgp, runningBackend, poolsStrandedBy } from "./routing.js";
 import { backendRunsBgp, poolModeViolations } from "./rules.js";
+import { nodesToConverge } from "./scheduling.js";
 import { missingTunnels } from "./tunnels.js";
 
 export type Write =
@@ -41,7 +42,10 @@ export type Plan = { ok: true; steps: Step[] } | { ok: false; reason: string };
 // The executor imports it from here; routing.ts owns it.
 export { runningBackend } from "./routing.js";
 
-/** What keeps the cluster from being at rest: rollout, readiness and tunnel addresses. Empty when settled. */
+/**
+ * What keeps the cluster from being at rest: rollout, readiness and tunnel addresses of the nodes calico-node
+ * runs on. Empty when settled.
+ */
 export function unsettled(obs: ClusterObservation): string[] {
   const out: string[] = [];
   const r = obs.rollout;
@@ -49,9 +53,10 @@ export function unsettled(obs: ClusterObservation): string[] {
     out.push(
       `calico-node rollout: ${r.updated}/${r.desired} updated, ${r.ready}/${r.desired} ready`,
     );
-  const notReady = obs.nodes.filter((n) => !n.calicoNodeReady).map((n) => n.name);
+  const nodes = nodesToConverge(obs).converge;
+  const notReady = nodes.filter((n) => !n.calicoNodeReady).map((n) => n.name);
   if (notReady.length) out.push(`calico-node not ready on ${notReady.join(", ")}`);
-  const missing = missingTunnels(obs.live.pools, obs.nodes);
+  const missing = missingTunnels(obs.live.pools, nodes);
   if (missing.length) out.push(`tunnel address missing on ${missing.join(", ")}`);
   return out;
 }

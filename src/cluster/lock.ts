@@ -1,67 +1,53 @@
-// The lock against concurrent migrations: a Lease kube-system/calico-encap-migrate with holder and expiry.
-// A second run refuses while the Lease is held and not expired; an expired Lease (a run that was killed)
-// is taken over with the resourceVersion it was read at, so two runs cannot both take it.
+// The lock against concurrent migrations: the Lease kube-system/calico-encap-migrate (see lease.ts).
+// Every write to the Lease replaces the version this run last read or wrote, so two runs never both take it and
+// a run never renews or releases a Lease another run took over. Expiry is judged as client-go's leader election
+// judges it: by this run's own clock, from the moment it first saw the Lease's current version, never by the
+// holder's renewTime. A holder whose process is gone in this run's own host, boot and PID namespace is taken over
+// at once.
 
-import { hostname } from "node:os";
 import type { Json } from "./decode.js";
-import { decodeKind, field, str } from "./decode.js";
+import { decodeKind } from "./decode.js";
 import { DatastoreError } from "./errors.js";
-import type { CommandRunner } from "./runner.js";
+import type { LeaseState, Place } from "./lease.js";
+import {
+  LEASE_NAME,
+  LEASE_NAMESPACE,
+  leaseObject,
+  leaseState,
+  pidAlive,
+  pidHere,
+} from "./lease.js";
+import type { CommandResult, CommandRunner } from "./runner.js";
 
-export const LEASE_NAME = "calico-encap-migrate";
-export const LEASE_NAMESPACE = "kube-system";
-
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
-}
-
-export function leaseObject(
-  holder: string,
-  nowMs: number,
-  durationSeconds: number,
-  resourceVersion?: string,
-  acquiredMs: number = nowMs,
-): object {
-  return {
-    apiVersion: "coordination.k8s.io/v1",
-    kind: "Lease",
-    metadata: {
-      name: LEASE_NAME,
-      namespace: LEASE_NAMESPACE,
-      ...(resourceVersion ? { resourceVersion } : {}),
-    },
-    spec: {
-      holderIdentity: holder,
-      leaseDurationSeconds: durationSeconds,
-      acquireTime: microTime(acquiredMs),
-      renewTime: microTime(nowMs),
-    },
-  };
-}
-
-export interface LeaseState {
-  holder: string;
-  expiresMs: number;
-  resourceVersion: string;
-}
-
-export function leaseState(obj: Json): LeaseState {
-  const renew = Date.parse(
-    str(field(obj, "spec", "renewTime")) ?? str(field(obj, "spec", "acquireTime")) ?? "",
-  );
-  const duration = field(obj, "spec", "leaseDurationSeconds");
-  return {
-    holder: str(field(obj, "spec", "holderIdentity")) ?? "",
-    expiresMs:
-      (Number.isFinite(renew) ? renew : 0) + (typeof duration === "number" ? duration : 0) * 1000,
-    resourceVersion: str(field(obj, "metadata", "resourceVersion")) ?? "",
-  };
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
 }
 
 export class LockRefused extends Error {}
 
 /** The Lease this run held was taken over by another run (this one was too slow to renew it). */
 export class LockLost extends Error {}
+
+export interface LockOptions {
+  runner: CommandRunner;
+  kubectl: readonly string[];
+  holder: string;
+  /** Where this run runs, to recognise a holder whose process is gone. */
+  here: Place;
+  /** leaseDurationSeconds this run writes. */
+  durationSeconds: number;
+  timeoutSeconds: number;
+  /** The longest this run watches a held Lease for a missed renewal before refusing (wait_timeout). */
+  maxWatchSeconds: number;
+  /** How often it looks at a held Lease while watching (wait_sleep). */
+  pollSeconds: number;
+  clock: Clock;
+  log?: (verbosity: number, msg: string) => void;
+  alive?: (pid: number) => boolean;
+}
+
+const NAME = `${LEASE_NAMESPACE}/${LEASE_NAME}`;
 
 /** The resourceVersion of the Lease kubectl printed after writing it ("" when it printed none). */
 function writtenVersion(stdout: string): string {
@@ -72,103 +58,132 @@ function writtenVersion(stdout: string): string {
   }
 }
 
-/** A holder "host/pid/nonce" on this host whose process is gone: a killed run, whose Lease is stale. */
-export function holderIsDeadHere(
-  holder: string,
-  host: string,
-  alive: (pid: number) => boolean,
-): boolean {
-  const [h, pid] = holder.split("/");
-  return h === host && /^\d+$/.test(pid ?? "") && !alive(Number(pid));
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+const CONFLICT = /Conflict|has been modified|NotFound|not found/;
 
 export class Lock {
-  /** The Lease as this run last wrote it: renewals replace exactly that version, or find it lost. */
+  /** The Lease as this run last wrote it: renewals and the release replace exactly that version. */
   private held: { resourceVersion: string; acquiredMs: number } | null = null;
 
-  constructor(
-    private readonly runner: CommandRunner,
-    private readonly kubectl: readonly string[],
-    private readonly holder: string,
-    private readonly durationSeconds: number,
-    private readonly timeoutSeconds: number,
-  ) {}
+  constructor(private readonly o: LockOptions) {}
 
   private ns(...args: string[]): string[] {
-    return [...this.kubectl, "--namespace", LEASE_NAMESPACE, ...args];
+    return [...this.o.kubectl, "--namespace", LEASE_NAMESPACE, ...args];
   }
 
-  private async apply(verb: "create" | "replace", lease: object) {
-    return this.runner.run(this.ns(verb, "-f", "-", "-o", "json"), {
-      timeoutSeconds: this.timeoutSeconds,
+  private async apply(verb: "create" | "replace", lease: object): Promise<CommandResult> {
+    return this.o.runner.run(this.ns(verb, "-f", "-", "-o", "json"), {
+      timeoutSeconds: this.o.timeoutSeconds,
       stdin: JSON.stringify(lease),
     });
   }
 
-  async acquire(nowMs: number): Promise<void> {
-    const created = await this.apply(
-      "create",
-      leaseObject(this.holder, nowMs, this.durationSeconds),
-    );
-    if (created.rc === 0) {
-      this.held = { resourceVersion: writtenVersion(created.stdout), acquiredMs: nowMs };
-      return;
-    }
-    if (!/AlreadyExists|already exists/.test(created.stderr))
-      throw DatastoreError.failed(
-        this.ns("create", "-f", "-"),
-        created,
-        "Check that the kubeconfig may create Leases in kube-system.",
-      );
-    const getArgv = this.ns("get", "lease", LEASE_NAME, "-o", "json");
-    const got = await this.runner.run(getArgv, { timeoutSeconds: this.timeoutSeconds });
-    if (got.rc !== 0)
-      throw DatastoreError.failed(getArgv, got, "Check access to Leases in kube-system.");
-    const state = leaseState(decodeKind(getArgv, got.stdout, ["Lease"]));
-    const stale = holderIsDeadHere(state.holder, hostname(), pidAlive);
-    if (state.holder !== this.holder && state.expiresMs > nowMs && !stale)
-      throw new LockRefused(
-        `another calico_encap_migrate run holds Lease ${LEASE_NAMESPACE}/${LEASE_NAME} (holder ${state.holder}, until ${new Date(state.expiresMs).toISOString()}); wait for it to finish, or delete the Lease if that run is gone.`,
-      );
-    const taken = await this.apply(
-      "replace",
-      leaseObject(this.holder, nowMs, this.durationSeconds, state.resourceVersion),
-    );
-    if (taken.rc !== 0)
-      throw new LockRefused(
-        `another calico_encap_migrate run took Lease ${LEASE_NAMESPACE}/${LEASE_NAME} at the same moment; re-run later.`,
-      );
-    this.held = { resourceVersion: writtenVersion(taken.stdout), acquiredMs: nowMs };
-  }
-
   private async read(): Promise<LeaseState | null> {
     const argv = this.ns("get", "lease", LEASE_NAME, "--ignore-not-found", "-o", "json");
-    const r = await this.runner.run(argv, { timeoutSeconds: this.timeoutSeconds });
+    const r = await this.o.runner.run(argv, { timeoutSeconds: this.o.timeoutSeconds });
     if (r.rc !== 0) throw DatastoreError.failed(argv, r, "Check access to Leases in kube-system.");
     if (r.stdout.trim() === "") return null;
     return leaseState(decodeKind(argv, r.stdout, ["Lease"]));
+  }
+
+  /** Creates the Lease; false when it already exists. */
+  private async create(nowMs: number): Promise<boolean> {
+    const r = await this.apply("create", leaseObject(this.o.holder, nowMs, this.o.durationSeconds));
+    if (r.rc === 0) {
+      this.held = { resourceVersion: writtenVersion(r.stdout), acquiredMs: nowMs };
+      return true;
+    }
+    if (/AlreadyExists|already exists/.test(r.stderr)) return false;
+    throw DatastoreError.failed(
+      this.ns("create", "-f", "-"),
+      r,
+      "Check that the kubeconfig may create Leases in kube-system.",
+    );
+  }
+
+  /** Replaces the Lease at the version it was seen at; another run writing it first refuses this one. */
+  private async takeOver(seen: LeaseState, why: string): Promise<void> {
+    const nowMs = this.o.clock.now();
+    const r = await this.apply(
+      "replace",
+      leaseObject(this.o.holder, nowMs, this.o.durationSeconds, seen.resourceVersion),
+    );
+    if (r.rc !== 0) {
+      if (CONFLICT.test(r.stderr))
+        throw new LockRefused(
+          `another calico_encap_migrate run took Lease ${NAME} at the same moment; re-run later.`,
+        );
+      throw DatastoreError.failed(this.ns("replace", "-f", "-"), r, "Check access to Leases.");
+    }
+    if (seen.holder) this.o.log?.(1, `took over Lease ${NAME} from ${seen.holder}: ${why}`);
+    this.held = { resourceVersion: writtenVersion(r.stdout), acquiredMs: nowMs };
+  }
+
+  private refused(s: LeaseState, why: string): LockRefused {
+    return new LockRefused(
+      `another calico_encap_migrate run holds Lease ${NAME} (holder ${s.holder}, renewed at ${s.renewTime} by its clock, for ${s.durationSeconds} s): ${why}. Wait for it to finish, or delete the Lease if that run is gone.`,
+    );
+  }
+
+  async acquire(): Promise<void> {
+    const clock = this.o.clock;
+    if (await this.create(clock.now())) return;
+    let seen = await this.read();
+    let firstSeenMs = clock.now();
+    let announced = false;
+    for (;;) {
+      if (seen === null) {
+        if (await this.create(clock.now())) return;
+        seen = await this.read();
+        firstSeenMs = clock.now();
+        continue;
+      }
+      if (seen.holder === "" || seen.holder === this.o.holder)
+        return this.takeOver(seen, "it was released");
+      const pid = pidHere(seen.holder, this.o.here);
+      if (pid !== null) {
+        if (!(this.o.alive ?? pidAlive)(pid))
+          return this.takeOver(seen, `its process ${pid} is gone on this host`);
+        throw this.refused(seen, `its process ${pid} is running on this host`);
+      }
+      const durationMs = seen.durationSeconds * 1000;
+      if (durationMs > this.o.maxWatchSeconds * 1000)
+        throw this.refused(
+          seen,
+          `this run would take it over only once it has seen it unrenewed for ${seen.durationSeconds} s, longer than wait_timeout (${this.o.maxWatchSeconds} s)`,
+        );
+      const watched = clock.now() - firstSeenMs;
+      if (watched >= durationMs)
+        return this.takeOver(
+          seen,
+          `not renewed in the ${seen.durationSeconds} s since this run first saw it`,
+        );
+      if (!announced)
+        this.o.log?.(
+          1,
+          `Lease ${NAME} is held by ${seen.holder}: watching it; taken over if it is not renewed within ${seen.durationSeconds} s`,
+        );
+      announced = true;
+      await clock.sleep(Math.min(this.o.pollSeconds * 1000, durationMs - watched));
+      const next = await this.read();
+      if (next === null || next.holder === "") {
+        seen = next;
+        firstSeenMs = clock.now();
+      } else if (next.resourceVersion !== seen.resourceVersion)
+        throw this.refused(next, "it was renewed while this run watched it");
+    }
   }
 
   /**
    * Renews the Lease by replacing the version this run last wrote: if another run took it over
    * meanwhile (this run was too slow), the replace conflicts and the run stops with LockLost.
    */
-  async renew(nowMs: number): Promise<void> {
+  async renew(): Promise<void> {
     const held = this.held;
     if (held === null) throw new Error("renew() before acquire()");
     const lease = leaseObject(
-      this.holder,
-      nowMs,
-      this.durationSeconds,
+      this.o.holder,
+      this.o.clock.now(),
+      this.o.durationSeconds,
       held.resourceVersion || undefined,
       held.acquiredMs,
     );
@@ -177,27 +192,37 @@ export class Lock {
       this.held = { ...held, resourceVersion: writtenVersion(r.stdout) };
       return;
     }
-    if (/Conflict|has been modified|NotFound|not found/.test(r.stderr)) {
+    if (CONFLICT.test(r.stderr)) {
+      this.held = null;
       const now = await this.read().catch(() => null);
       throw new LockLost(
-        `Lease ${LEASE_NAMESPACE}/${LEASE_NAME} is no longer held by this run (holder now ${now?.holder ?? "none"}): another run may be migrating; this run stopped before its next write. Re-run when that run is finished.`,
+        `Lease ${NAME} is no longer held by this run (holder now ${now?.holder || "none"}): another run may be migrating; this run stopped before its next write. Re-run when that run is finished.`,
       );
     }
     throw DatastoreError.failed(
       this.ns("replace", "-f", "-"),
       r,
-      "The lock could not be renewed; the run stops to stay safe.",
+      "The Lease could not be renewed; check that the apiserver answers and the kubeconfig may update Leases in kube-system.",
     );
   }
 
-  /** Deletes the Lease if this run still holds it; a Lease another run took over stays. */
+  /**
+   * Releases the Lease by replacing the version this run last wrote with one that has no holder: a Lease another
+   * run took over (a newer version) conflicts and stays as that run wrote it.
+   */
   async release(): Promise<void> {
-    if (this.held === null) return;
-    const current = await this.read();
+    const held = this.held;
+    if (held === null) return;
     this.held = null;
-    if (current === null || current.holder !== this.holder) return;
-    await this.runner.run(this.ns("delete", "lease", LEASE_NAME, "--ignore-not-found"), {
-      timeoutSeconds: this.timeoutSeconds,
-    });
+    const r = await this.apply(
+      "replace",
+      leaseObject(null, this.o.clock.now(), 1, held.resourceVersion || undefined, held.acquiredMs),
+    );
+    if (r.rc === 0) return;
+    if (CONFLICT.test(r.stderr)) {
+      this.o.log?.(1, `Lease ${NAME} was taken over by another run; left as that run wrote it`);
+      return;
+    }
+    throw DatastoreError.failed(this.ns("replace", "-f", "-"), r, "Check access to Leases.");
   }
 }

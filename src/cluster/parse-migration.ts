@@ -1,7 +1,15 @@
 // Nodes, calico-node pods and the calico-node DaemonSet into what the migration waits on. Pure.
 
 import type { Backend } from "../calico/model.js";
-import type { NodeObservation, RolloutObservation, TunnelKind } from "../calico/observation.js";
+import type {
+  KubeNode,
+  NodeObservation,
+  NodeRequirement,
+  PodPlacement,
+  RolloutObservation,
+  Toleration,
+  TunnelKind,
+} from "../calico/observation.js";
 import type { Json } from "./decode.js";
 import { field, isObject, str } from "./decode.js";
 
@@ -40,7 +48,68 @@ export function parseNode(obj: Json): Omit<NodeObservation, "calicoNodeReady"> {
         : str(field(obj, "metadata", "annotations", TUNNEL_ANNOTATIONS[kind]))) || null,
     ]),
   ) as Record<TunnelKind, string | null>;
-  return { name, labels: labels(obj), tunnel };
+  const refs = field(obj, "spec", "orchRefs");
+  const k8sRef =
+    calico && Array.isArray(refs)
+      ? refs.filter(isObject).find((r) => r.orchestrator === "k8s")
+      : undefined;
+  const kubeNodeName = str(field(k8sRef, "nodeName"));
+  return { name, labels: labels(obj), tunnel, ...(kubeNodeName ? { kubeNodeName } : {}) };
+}
+
+const text = (v: unknown): string => (typeof v === "string" ? v : "");
+const objects = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
+
+/** A Kubernetes Node's name, labels and taints. */
+export function parseKubeNode(obj: Json): KubeNode {
+  return {
+    name: str(field(obj, "metadata", "name")) ?? "",
+    labels: labels(obj),
+    taints: objects(field(obj, "spec", "taints")).map((t) => ({
+      key: text(t.key),
+      value: text(t.value),
+      effect: text(t.effect),
+    })),
+  };
+}
+
+function requirements(list: unknown, isField: boolean): NodeRequirement[] {
+  return objects(list).map((r) => ({
+    field: isField,
+    key: text(r.key),
+    operator: text(r.operator),
+    values: Array.isArray(r.values) ? r.values.map(text) : [],
+  }));
+}
+
+/** Where the DaemonSet's pod template may run; null without a DaemonSet. */
+export function parsePlacement(daemonSet: Json | undefined): PodPlacement | null {
+  const spec = field(daemonSet, "spec", "template", "spec");
+  if (!isObject(spec)) return null;
+  const selector = isObject(spec.nodeSelector) ? spec.nodeSelector : {};
+  const terms = field(
+    spec,
+    "affinity",
+    "nodeAffinity",
+    "requiredDuringSchedulingIgnoredDuringExecution",
+    "nodeSelectorTerms",
+  );
+  return {
+    nodeSelector: Object.fromEntries(Object.entries(selector).map(([k, v]) => [k, text(v)])),
+    tolerations: objects(spec.tolerations).map((t): Toleration => ({
+      key: text(t.key),
+      operator: text(t.operator),
+      value: text(t.value),
+      effect: text(t.effect),
+    })),
+    requiredTerms: Array.isArray(terms)
+      ? objects(terms).map((t) => [
+          ...requirements(t.matchExpressions, false),
+          ...requirements(t.matchFields, true),
+        ])
+      : null,
+    hostNetwork: spec.hostNetwork === true,
+  };
 }
 
 function container(obj: Json | undefined): Json | undefined {

@@ -43,19 +43,32 @@ export class LocalRunner implements CommandRunner {
     if (file === undefined) throw new Error("empty command");
     this.history.push([...argv]);
     const execa = await loadExeca();
-    const r = await execa(file, args, {
+    // Its own process group, killed whole at the timeout (as coreutils timeout does on the bridge's targets): a
+    // wrapper such as Kubespray's calicoctl.sh runs calicoctl as a child, which would otherwise keep the pipes
+    // open, and the call hanging, long after the wrapper was killed.
+    const child = execa(file, args, {
       reject: false,
-      timeout: options.timeoutSeconds * 1000,
+      detached: true,
       input: options.stdin ?? "",
       stripFinalNewline: false,
       env: { LC_ALL: "C" },
     });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }, options.timeoutSeconds * 1000);
+    const r = await child.finally(() => clearTimeout(timer));
     const notFound = (r as { code?: string }).code === "ENOENT";
     return {
-      rc: notFound ? RC_NOT_FOUND : (r.exitCode ?? (r.timedOut ? 124 : 1)),
+      rc: notFound ? RC_NOT_FOUND : timedOut ? 124 : (r.exitCode ?? 1),
       stdout: typeof r.stdout === "string" ? r.stdout : "",
       stderr: notFound ? `${file}: not found` : typeof r.stderr === "string" ? r.stderr : "",
-      timedOut: r.timedOut,
+      timedOut,
     };
   }
 }

@@ -20,7 +20,7 @@ export interface CalicoEncapMigrateResult {
    */
   msg: string;
   /**
-   * The MTU note when the encapsulation changes.
+   * The MTU note when the encapsulation changes; the nodes not waited on because calico-node does not run there (outside the calico-node DaemonSet's nodeSelector, affinity or tolerations, or a stale Calico Node without a Kubernetes Node); a Lease that could not be released.
    */
   warnings?: string[];
   /**
@@ -32,7 +32,7 @@ export interface CalicoEncapMigrateResult {
    */
   steps: Step[];
   /**
-   * True when a step timed out and the cluster was put back as it was before the first write.
+   * True when a step did not settle within wait_timeout (its nodes, or reads of the cluster that kept failing) and the cluster was put back as it was before the first write, and that was verified.
    */
   rolled_back?: boolean;
   migrated_from: State;
@@ -52,9 +52,13 @@ export interface Step {
    */
   write: unknown;
   /**
-   * Seconds from the write until every node converged (steps done only).
+   * Seconds from the write until every node converged, or until the run stopped waiting (steps done only).
    */
   seconds?: number;
+  /**
+   * Steps done only: false for a step that was written but did not settle (the run failed or rolled back during its wait).
+   */
+  settled?: boolean;
 }
 /**
  * The pools' modes and the backend before the run.

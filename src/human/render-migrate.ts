@@ -21,11 +21,14 @@ function seconds(s: number | undefined): string {
   return s === undefined ? "" : `${s.toFixed(1)} s`;
 }
 
-function numbered(titles: readonly { title: string; seconds?: number }[]): string[] {
+function numbered(
+  titles: readonly { title: string; seconds?: number; settled?: boolean }[],
+): string[] {
   const timed = titles.some((t) => t.seconds !== undefined);
   return titles.map((t, i) => {
     const time = timed ? `${seconds(t.seconds).padStart(7)}  ` : "";
-    return `  ${String(i + 1).padStart(2)}. ${time}${t.title}`;
+    const unsettled = t.settled === false ? " (written, did not settle)" : "";
+    return `  ${String(i + 1).padStart(2)}. ${time}${t.title}${unsettled}`;
   });
 }
 

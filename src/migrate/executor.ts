@@ -1,25 +1,27 @@
-// calico_encap_migrate's loop: observe, plan, perform the first write, wait until the cluster settles,
-// and again, until the plan is empty. The cluster is the only state, so an interrupted run resumes.
-// On a wait that times out it rolls back to the state observed before its first write and verifies it.
+// calico_encap_migrate's loop: observe, plan, renew the Lease and perform the first write, wait until the cluster
+// settles, and again, until the plan is empty. The cluster is the only state, so an interrupted run resumes.
+// A read that fails during a wait counts as pending until wait_timeout (the progress line shows the error); on a
+// wait that times out it rolls back to the state observed before its first write and verifies it. A failure never
+// reads the cluster again to describe itself: it carries the steps done (a written step that did not settle too)
+// and the last observation.
 
 import type { ClusterObservation, Target } from "../calico/observation.js";
 import type { Step, Write } from "../calico/plan.js";
 import { plan, runningBackend, unsettled } from "../calico/plan.js";
 import type { Backend } from "../calico/model.js";
+import { nodesToConverge } from "../calico/scheduling.js";
 import { missingTunnels } from "../calico/tunnels.js";
+import type { Clock } from "../cluster/lock.js";
 import { LockLost } from "../cluster/lock.js";
 
-export interface Clock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
+export type { Clock };
 
 export interface MigrationIo {
   observe(): Promise<ClusterObservation>;
   write(w: Write): Promise<void>;
   lock: {
-    acquire(nowMs: number): Promise<void>;
-    renew(nowMs: number): Promise<void>;
+    acquire(): Promise<void>;
+    renew(): Promise<void>;
     release(): Promise<void>;
   };
   clock: Clock;
@@ -34,8 +36,10 @@ export interface WaitOptions {
 export interface StepDone {
   title: string;
   write: Write | null;
-  /** Seconds from the write until the cluster settled. */
+  /** Seconds from the write until the cluster settled (or until the run stopped waiting). */
   seconds: number;
+  /** false: written, but the cluster did not settle after it. */
+  settled: boolean;
 }
 
 export class MigrationFailed extends Error {
@@ -43,9 +47,18 @@ export class MigrationFailed extends Error {
     message: string,
     readonly steps: StepDone[],
     readonly rolledBack: boolean,
+    /** The last observation this run made (null if none succeeded). */
+    readonly last: ClusterObservation | null,
+    readonly warnings: string[] = [],
   ) {
     super(message);
   }
+}
+
+/** An error's message on one line, short enough for a progress line. */
+export function brief(e: unknown, max = 400): string {
+  const text = (e instanceof Error ? e.message : String(e)).replace(/\s+/g, " ").trim();
+  return text.length > max ? `${text.slice(0, max)}...` : text;
 }
 
 /** The target that puts the cluster back as it was observed. */
@@ -58,42 +71,90 @@ export function targetOf(obs: ClusterObservation, names: readonly string[]): Tar
   };
 }
 
-/** Nodes whose calico-node is ready and that have every tunnel address their pools need. */
-function convergedNodes(obs: ClusterObservation): number {
-  return obs.nodes.filter(
+/** "2 of 3 nodes converged": nodes calico-node runs on that are ready and have every tunnel address they need. */
+function converged(obs: ClusterObservation): string {
+  const nodes = nodesToConverge(obs).converge;
+  const done = nodes.filter(
     (n) => n.calicoNodeReady && missingTunnels(obs.live.pools, [n]).length === 0,
   ).length;
+  return `${done} of ${nodes.length} nodes converged`;
+}
+
+interface Settled {
+  /** The last observation that succeeded (fresh when pending is empty). */
+  obs: ClusterObservation | null;
+  pending: string[];
 }
 
 /**
- * Waits until nothing is pending on two polls in a row, the first a wait_sleep after the write.
+ * Waits until nothing is pending on two polls in a row, the first a wait_sleep after the write. Each poll renews
+ * the Lease and reads the cluster; a failed renewal or read counts as pending (LockLost ends the run).
  * Logs each poll at -v: "<label>: 2 of 3 nodes converged (12 s); waiting for ...".
  */
-async function settle(
-  io: MigrationIo,
-  o: WaitOptions,
-  label: string,
-): Promise<{ obs: ClusterObservation; pending: string[] }> {
+async function settle(io: MigrationIo, o: WaitOptions, label: string): Promise<Settled> {
   const start = io.clock.now();
   const deadline = start + o.waitTimeoutSeconds * 1000;
   let calm = 0;
-  let obs = await io.observe();
-  let pending = unsettled(obs);
+  let obs: ClusterObservation | null = null;
   for (;;) {
     await io.clock.sleep(o.waitSleepSeconds * 1000);
-    await io.lock.renew(io.clock.now());
-    obs = await io.observe();
-    pending = unsettled(obs);
+    const pending: string[] = [];
+    try {
+      await io.lock.renew();
+    } catch (e) {
+      if (e instanceof LockLost) throw e;
+      pending.push(`renewing the Lease failed: ${brief(e)}`);
+    }
+    let state: string;
+    try {
+      obs = await io.observe();
+      pending.push(...unsettled(obs));
+      state = converged(obs);
+    } catch (e) {
+      pending.push(`reading the cluster failed: ${brief(e)}`);
+      state = "cluster not read";
+    }
     const seconds = Math.round((io.clock.now() - start) / 1000);
     io.log(
       1,
-      `${label}: ${convergedNodes(obs)} of ${obs.nodes.length} nodes converged (${seconds} s)${pending.length ? `; waiting for ${pending.join("; ")}` : ""}`,
+      `${label}: ${state} (${seconds} s)${pending.length ? `; waiting for ${pending.join("; ")}` : ""}`,
     );
     calm = pending.length === 0 ? calm + 1 : 0;
-    if (calm >= 2) return { obs, pending };
-    if (io.clock.now() >= deadline) return { obs, pending };
+    if (calm >= 2 || io.clock.now() >= deadline) return { obs, pending };
   }
 }
+
+/** Runs fn until it succeeds, every wait_sleep for up to wait_timeout, logging each failure; LockLost ends it. */
+async function patiently<T>(
+  io: MigrationIo,
+  o: WaitOptions,
+  what: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const start = io.clock.now();
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof LockLost) throw e;
+      const seconds = Math.round((io.clock.now() - start) / 1000);
+      if (io.clock.now() - start >= o.waitTimeoutSeconds * 1000)
+        throw new Error(`${what} kept failing for wait_timeout (${seconds} s): ${brief(e)}`);
+      io.log(1, `${what} failed (${seconds} s), retrying until wait_timeout: ${brief(e)}`);
+      await io.clock.sleep(o.waitSleepSeconds * 1000);
+    }
+  }
+}
+
+/** The Lease renewed right before the write, so a run that lost it never writes. */
+async function renewAndWrite(io: MigrationIo, o: WaitOptions, w: Write): Promise<void> {
+  await patiently(io, o, "renewing the Lease", () => io.lock.renew());
+  await io.write(w);
+}
+
+type Driven =
+  | { ok: true; obs: ClusterObservation }
+  | { ok: false; pending: string[]; step: string; obs: ClusterObservation | null };
 
 async function drive(
   io: MigrationIo,
@@ -102,29 +163,45 @@ async function drive(
   done: StepDone[],
   /** "" going forward, "rollback " going back. */
   label: string,
-): Promise<{ ok: true } | { ok: false; pending: string[]; step: string }> {
+  /** The settled observation to plan from; null reads the cluster first (patiently). */
+  from: ClusterObservation | null,
+  seen: (obs: ClusterObservation) => void,
+): Promise<Driven> {
+  let obs = from ?? (await patiently(io, o, `${label}reading the cluster`, () => io.observe()));
+  seen(obs);
   for (let i = 0; i < 20; i++) {
-    const obs = await io.observe();
     const p = plan(obs, target);
-    if (!p.ok) throw new MigrationFailed(p.reason, done, false);
+    if (!p.ok) throw new MigrationFailed(p.reason, done, false, obs);
     const step: Step | undefined = p.steps.find((s) => s.write !== null) ?? p.steps[0];
-    if (!step) return { ok: true };
+    if (!step) return { ok: true, obs };
     const writes = p.steps.filter((s) => s.write !== null).length;
     const stepLabel = `${label}step ${done.length + 1}/${done.length + Math.max(writes, 1)} '${step.title}'`;
     const t0 = io.clock.now();
+    let entry: StepDone | null = null;
     if (step.write) {
       io.log(1, `${stepLabel}: writing`);
-      await io.write(step.write);
+      await renewAndWrite(io, o, step.write);
+      // Written: from here on the step is reported, settled or not.
+      entry = { title: step.title, write: step.write, seconds: 0, settled: false };
+      done.push(entry);
     }
-    const settled = await settle(io, o, stepLabel);
-    if (settled.pending.length) return { ok: false, pending: settled.pending, step: step.title };
-    if (step.write)
-      done.push({ title: step.title, write: step.write, seconds: (io.clock.now() - t0) / 1000 });
+    let settled: Settled;
+    try {
+      settled = await settle(io, o, stepLabel);
+    } finally {
+      if (entry) entry.seconds = (io.clock.now() - t0) / 1000;
+    }
+    if (settled.obs) seen(settled.obs);
+    if (settled.pending.length || !settled.obs)
+      return { ok: false, pending: settled.pending, step: step.title, obs: settled.obs };
+    if (entry) entry.settled = true;
+    obs = settled.obs;
   }
   throw new MigrationFailed(
     "the plan did not finish in 20 steps; this is a bug in calico_encap_migrate",
     done,
     false,
+    obs,
   );
 }
 
@@ -132,24 +209,32 @@ async function drive(
 async function restoreFelix(
   io: MigrationIo,
   initial: ClusterObservation,
+  now: ClusterObservation,
   o: WaitOptions,
   done: StepDone[],
-): Promise<void> {
-  const now = (await io.observe()).live.felixDefault ?? {};
+  seen: (obs: ClusterObservation) => void,
+): Promise<string[]> {
+  const is = now.live.felixDefault ?? {};
   const was = initial.live.felixDefault ?? {};
   const set: { ipipEnabled?: boolean | null; vxlanEnabled?: boolean | null } = {};
   for (const k of ["ipipEnabled", "vxlanEnabled"] as const)
-    if (now[k] !== was[k]) set[k] = was[k] ?? null;
-  if (Object.keys(set).length === 0) return;
+    if (is[k] !== was[k]) set[k] = was[k] ?? null;
+  if (Object.keys(set).length === 0) return [];
   const t0 = io.clock.now();
   const write: Write = { kind: "felix", set };
-  await io.write(write);
-  await settle(io, o, "rollback: restoring FelixConfiguration default");
-  done.push({
+  const step: StepDone = {
     title: "Restore FelixConfiguration default as it was",
     write,
-    seconds: (io.clock.now() - t0) / 1000,
-  });
+    seconds: 0,
+    settled: false,
+  };
+  await renewAndWrite(io, o, write);
+  done.push(step);
+  const settled = await settle(io, o, "rollback: restoring FelixConfiguration default");
+  if (settled.obs) seen(settled.obs);
+  step.seconds = (io.clock.now() - t0) / 1000;
+  step.settled = settled.pending.length === 0;
+  return settled.pending;
 }
 
 export interface MigrationRun {
@@ -157,53 +242,112 @@ export interface MigrationRun {
   steps: StepDone[];
   initial: ClusterObservation;
   final: ClusterObservation;
+  /** Said in the result: e.g. a Lease that could not be released. */
+  warnings: string[];
 }
 
-/** Runs the migration (not in check mode). Throws MigrationFailed with what was done and whether it rolled back. */
+/** Rolls back to `initial` after the forward step failed; returns the verdict and whether it was verified. */
+async function rollBack(
+  io: MigrationIo,
+  initial: ClusterObservation,
+  target: Target,
+  o: WaitOptions,
+  back: StepDone[],
+  seen: (obs: ClusterObservation) => void,
+): Promise<{ verified: boolean; verdict: string }> {
+  try {
+    const names = target.pools.map((p) => p.name);
+    const undo = await drive(io, targetOf(initial, names), o, back, "rollback ", null, seen);
+    if (!undo.ok)
+      return {
+        verified: false,
+        verdict: `the rollback did not settle either (${undo.pending.join("; ")})`,
+      };
+    const felix = await restoreFelix(io, initial, undo.obs, o, back, seen);
+    if (felix.length)
+      return {
+        verified: false,
+        verdict: `the rollback did not settle after restoring FelixConfiguration default (${felix.join("; ")})`,
+      };
+    return {
+      verified: true,
+      verdict: "rolled back to the state before the first write and verified it",
+    };
+  } catch (e) {
+    if (e instanceof LockLost) throw e;
+    return { verified: false, verdict: `the rollback stopped: ${brief(e)}` };
+  }
+}
+
+async function run(
+  io: MigrationIo,
+  target: Target,
+  o: WaitOptions,
+  steps: StepDone[],
+  seen: (obs: ClusterObservation) => void,
+): Promise<Omit<MigrationRun, "warnings">> {
+  const before = await settle(io, o, "before the first write");
+  if (before.obs) seen(before.obs);
+  if (before.pending.length || !before.obs)
+    throw new MigrationFailed(
+      `the cluster did not settle within wait_timeout before any change (${before.pending.join("; ")}); nothing was written. Fix those nodes, then re-run.`,
+      steps,
+      false,
+      before.obs,
+    );
+  const initial = before.obs;
+  const forward = await drive(io, target, o, steps, "", initial, seen);
+  if (forward.ok) return { changed: steps.length > 0, steps, initial, final: forward.obs };
+  const back: StepDone[] = [];
+  const undo = await rollBack(io, initial, target, o, back, seen);
+  throw new MigrationFailed(
+    `step "${forward.step}" did not converge within wait_timeout: ${forward.pending.join("; ")}. ${undo.verdict}.`,
+    [...steps, ...back],
+    undo.verified,
+    null,
+  );
+}
+
+/**
+ * Runs the migration (not in check mode). Throws MigrationFailed with what was done, whether it rolled back
+ * and the last observation; LockRefused when another run holds the Lease (nothing written).
+ */
 export async function migrate(
   io: MigrationIo,
   target: Target,
   o: WaitOptions,
 ): Promise<MigrationRun> {
-  await io.lock.acquire(io.clock.now());
+  await io.lock.acquire();
   const steps: StepDone[] = [];
+  let last: ClusterObservation | null = null;
+  const seen = (obs: ClusterObservation): void => {
+    last = obs;
+  };
+  let outcome:
+    { ok: true; run: Omit<MigrationRun, "warnings"> } | { ok: false; e: MigrationFailed };
   try {
-    const before = await settle(io, o, "before the first write");
-    if (before.pending.length)
-      throw new MigrationFailed(
-        `the cluster did not settle within wait_timeout before any change (${before.pending.join("; ")}); nothing was written. Fix those nodes, then re-run.`,
-        steps,
-        false,
-      );
-    const initial = before.obs;
-    const forward = await drive(io, target, o, steps, "");
-    if (!forward.ok) {
-      const back: StepDone[] = [];
-      const undo = await drive(
-        io,
-        targetOf(
-          initial,
-          target.pools.map((p) => p.name),
-        ),
-        o,
-        back,
-        "rollback ",
-      );
-      if (undo.ok) await restoreFelix(io, initial, o, back);
-      const verdict = undo.ok
-        ? "rolled back to the state before the first write and verified it"
-        : `the rollback did not settle either (${undo.pending.join("; ")})`;
-      throw new MigrationFailed(
-        `step "${forward.step}" did not converge within wait_timeout: ${forward.pending.join("; ")}. ${verdict}.`,
-        [...steps, ...back],
-        undo.ok,
-      );
-    }
-    return { changed: steps.length > 0, steps, initial, final: await io.observe() };
+    outcome = { ok: true, run: await run(io, target, o, steps, seen) };
   } catch (e) {
-    if (e instanceof LockLost) throw new MigrationFailed(e.message, steps, false);
-    throw e;
-  } finally {
-    await io.lock.release();
+    const failed =
+      e instanceof MigrationFailed
+        ? new MigrationFailed(e.message, e.steps, e.rolledBack, e.last ?? last, e.warnings)
+        : new MigrationFailed(
+            e instanceof LockLost ? e.message : `the run stopped: ${brief(e, 2000)}`,
+            steps,
+            false,
+            last,
+          );
+    outcome = { ok: false, e: failed };
   }
+  const warnings: string[] = [];
+  try {
+    await io.lock.release();
+  } catch (e) {
+    warnings.push(
+      `The Lease could not be released (${brief(e)}); another run takes it over once it has seen it unrenewed for its duration.`,
+    );
+  }
+  if (outcome.ok) return { ...outcome.run, warnings };
+  outcome.e.warnings.push(...warnings);
+  throw outcome.e;
 }

@@ -1,9 +1,9 @@
 // The real MigrationIo: the datastore through a CommandRunner, the Lease lock, the wall clock.
 
-import { hostname } from "node:os";
-import { randomBytes } from "node:crypto";
 import type { Write } from "../calico/plan.js";
 import { DatastoreError } from "../cluster/errors.js";
+import { localHolder, localPlace } from "../cluster/lease.js";
+import type { Clock } from "../cluster/lock.js";
 import { Lock } from "../cluster/lock.js";
 import type { ObserveOptions } from "../cluster/observe.js";
 import { observeForMigration } from "../cluster/observe-migration.js";
@@ -13,18 +13,28 @@ import type { WriteContext } from "../cluster/write.js";
 import { commandsFor } from "../cluster/write.js";
 import type { MigrationIo } from "./executor.js";
 
-export function holderIdentity(): string {
-  return `${hostname()}/${process.pid}/${randomBytes(4).toString("hex")}`;
+export interface LockTiming {
+  /** leaseDurationSeconds this run writes. */
+  durationSeconds: number;
+  /** wait_timeout: the longest it watches another run's Lease. */
+  maxWatchSeconds: number;
+  /** wait_sleep. */
+  pollSeconds: number;
 }
 
 export function realIo(
   runner: CommandRunner,
   o: ObserveOptions,
   w: Omit<WriteContext, "client">,
-  lockSeconds: number,
+  lock: LockTiming,
   log: (verbosity: number, msg: string) => void,
 ): MigrationIo & { client(): WriteContext["client"] } {
   let client: WriteContext["client"] = o.client === "kubectl" ? "kubectl" : "calicoctl";
+  const clock: Clock = {
+    now: () => Date.now(),
+    sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
+  };
+  const place = localPlace();
   return {
     client: () => client,
     async observe() {
@@ -47,17 +57,17 @@ export function realIo(
           );
       }
     },
-    lock: new Lock(
+    lock: new Lock({
       runner,
-      kubectlBase(o.kubectlPath, o.kubeconfig),
-      holderIdentity(),
-      lockSeconds,
-      o.timeoutSeconds,
-    ),
-    clock: {
-      now: () => Date.now(),
-      sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
-    },
+      kubectl: kubectlBase(o.kubectlPath, o.kubeconfig),
+      holder: localHolder(place),
+      here: place,
+      timeoutSeconds: o.timeoutSeconds,
+      clock,
+      log,
+      ...lock,
+    }),
+    clock,
     log,
   };
 }

@@ -2,13 +2,14 @@
 
 import optionsSchema from "../../schemas/calico_encap_migrate.options.json" with { type: "json" };
 import { plan, unsettled } from "../calico/plan.js";
+import { skippedNodeWarnings } from "../calico/scheduling.js";
 import { LockRefused } from "../cluster/lock.js";
 import { observeOptionsFrom } from "../cluster/observe.js";
 import type { CommandRunner } from "../cluster/runner.js";
 import type { CalicoEncapMigrateParams } from "../generated/calico_encap_migrate.options.js";
 import { validate } from "../generated/calico_encap_migrate.options.validator.js";
 import { migrationDiff } from "../migrate/diff.js";
-import { MigrationFailed, migrate } from "../migrate/executor.js";
+import { MigrationFailed, brief, migrate } from "../migrate/executor.js";
 import { realIo } from "../migrate/io.js";
 import { targetFromOptions } from "../calico/kubespray.js";
 import { mtuWarning, summarize, summarizeTarget } from "../migrate/target.js";
@@ -22,12 +23,15 @@ export async function runMigrate(
 ): Promise<ModuleResult> {
   const p = ctx.params;
   const observeOptions = observeOptionsFrom(p);
-  const lockSeconds = Math.max(15, 3 * p.wait_sleep) + p.command_timeout;
   const io = realIo(
     runner,
     observeOptions,
     { ...observeOptions, vxlanVni: p.vxlan_vni, vxlanPort: p.vxlan_port },
-    lockSeconds,
+    {
+      durationSeconds: Math.max(15, 3 * p.wait_sleep) + p.command_timeout,
+      maxWatchSeconds: p.wait_timeout,
+      pollSeconds: p.wait_sleep,
+    },
     (v, m) => ctx.log(v, m),
   );
   const target = targetFromOptions(p);
@@ -54,8 +58,12 @@ export async function runMigrate(
   const writes = planned.steps.flatMap((s) => (s.write ? [s.write] : []));
   const planOut = planned.steps.map((s) => ({ title: s.title, write: s.write }));
   const diff = ctx.diff && writes.length ? { diff: migrationDiff(start, writes) } : {};
-  const warning = mtuWarning(from, summarizeTarget(target));
-  const warnings = warning ? { warnings: [warning] } : {};
+  const mtu = mtuWarning(from, summarizeTarget(target));
+  const skipped = skippedNodeWarnings(start);
+  const warn = (changed: boolean, more: string[] = []): { warnings?: string[] } => {
+    const all = [...(changed && mtu ? [mtu] : []), ...skipped, ...more];
+    return all.length ? { warnings: all } : {};
+  };
   if (ctx.checkMode)
     return {
       changed: writes.length > 0,
@@ -67,7 +75,7 @@ export async function runMigrate(
       migrated_from: from,
       migrated_to: summarizeTarget(target),
       ...diff,
-      ...(writes.length ? warnings : {}),
+      ...warn(writes.length > 0),
     };
   if (writes.length === 0 && unsettled(start).length === 0)
     return {
@@ -77,6 +85,7 @@ export async function runMigrate(
       steps: [],
       migrated_from: from,
       migrated_to: from,
+      ...warn(false),
     };
   try {
     const run = await migrate(io, target, {
@@ -94,9 +103,10 @@ export async function runMigrate(
       migrated_from: summarize(run.initial, names),
       migrated_to: to,
       ...(run.changed ? diff : {}),
-      ...(run.changed && warning ? warnings : {}),
+      ...warn(run.changed, run.warnings),
     };
   } catch (e) {
+    // Never read the cluster again here: a second failure would hide the first.
     if (e instanceof MigrationFailed)
       return {
         failed: true,
@@ -106,19 +116,19 @@ export async function runMigrate(
         plan: planOut,
         steps: e.steps,
         migrated_from: from,
-        migrated_to: summarize(await io.observe(), names),
+        migrated_to: summarize(e.last ?? start, names),
+        ...warn(e.steps.length > 0, e.warnings),
       };
-    if (e instanceof LockRefused)
-      return {
-        failed: true,
-        changed: false,
-        msg: e.message,
-        plan: planOut,
-        steps: [],
-        migrated_from: from,
-        migrated_to: from,
-      };
-    throw e;
+    return {
+      failed: true,
+      changed: false,
+      msg: e instanceof LockRefused ? e.message : `Nothing was written: ${brief(e, 2000)}`,
+      plan: planOut,
+      steps: [],
+      migrated_from: from,
+      migrated_to: from,
+      ...warn(false),
+    };
   }
 }
 

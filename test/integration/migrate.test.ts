@@ -129,7 +129,8 @@ describe("calico_encap_migrate on the lab", function () {
     };
     const file = join(tmpdir(), "calico-encap-lease.json");
     writeFileSync(file, JSON.stringify(lease));
-    await kubectl(lab, "create", "-f", file);
+    // apply: a run that finished leaves the Lease released (no holder), as client-go's ReleaseOnCancel does.
+    await kubectl(lab, "apply", "-f", file);
     try {
       const before = await resourceVersions(lab);
       const r = await migrate(lab, TO_VXLAN);
@@ -197,46 +198,9 @@ describe("calico_encap_migrate on the lab", function () {
     );
   });
 
-  it("fails clearly when the apiserver stops mid-run, and a re-run resumes cleanly", async () => {
-    const pid = (await execa("cat", [join(lab.state, "run", "kube-apiserver.pid")])).stdout.trim();
-    const args = join(tmpdir(), "calico-encap-migrate-args2.json");
-    writeFileSync(args, JSON.stringify({ ...migrateArgs(lab), ...TO_IPIP, command_timeout: 5 }));
-    const cli = join(REPO, "dist", "src", "cli.js");
-    const first = execa("node", [cli, "module", "calico_encap_migrate", args], { reject: false });
-    await waitUntil(
-      "the backend switched to bird",
-      async () =>
-        (await kubectl(
-          lab,
-          "-n",
-          "kube-system",
-          "get",
-          "configmap",
-          "calico-config",
-          "-o",
-          "jsonpath={.data.calico_backend}",
-        )) === "bird",
-      60000,
-    );
-    await execa("kill", ["-STOP", pid]);
-    let out: { failed?: boolean; msg?: string };
-    try {
-      out = JSON.parse((await first).stdout) as typeof out;
-    } finally {
-      await execa("kill", ["-CONT", pid]);
-    }
-    expect(out.failed).to.equal(true);
-    expect(out.msg).to.match(/timed out/);
-    await waitUntil(
-      "the apiserver answers",
-      async () => (await kubectl(lab, "get", "--raw", "/readyz")) === "ok",
-      60000,
-    );
-    const r = await migrate(lab, TO_IPIP);
-    expect(r.failed, r.msg).to.not.equal(true);
-    expect(r.migrated_to).to.deep.include({ backend: "bird" });
-  });
   it("rolls back when a node never converges, ends as it began, and names the node", async () => {
+    const back = await migrate(lab, TO_IPIP);
+    expect(back.failed, back.msg).to.not.equal(true);
     const before = await runTask({
       calico_pool_check: {
         calicoctl_path: lab.calicoctlSh,
@@ -250,7 +214,7 @@ describe("calico_encap_migrate on the lab", function () {
     try {
       const r = await migrate(lab, { ...TO_VXLAN, wait_timeout: 15 });
       expect(r.failed).to.equal(true);
-      expect(r.rolled_back).to.equal(true);
+      expect(r.rolled_back, r.msg).to.equal(true);
       expect(r.msg).to.include("node-3 (vxlan)");
       expect(r.msg).to.include("rolled back to the state before the first write and verified it");
     } finally {

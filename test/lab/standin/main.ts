@@ -256,8 +256,9 @@ async function main(): Promise<void> {
     }
     cycles++;
     const elapsed = performance.now() - t0;
-    // At most ~50% duty: a cycle that outgrows the interval (1000 nodes: LISTs of ~250 ms) waits as long as it took.
-    await sleep(Math.max(interval - elapsed, elapsed, 50));
+    // At most ~50% duty: a cycle that outgrows the interval (1000 nodes: LISTs of ~250 ms) waits as long as it took,
+    // but never more than 2 s: a cycle held up by a stopped apiserver must not keep calico-node idle once it answers.
+    await sleep(Math.min(Math.max(interval - elapsed, elapsed, 50), Math.max(interval, 2000)));
   }
   api.close();
   log("stopped");

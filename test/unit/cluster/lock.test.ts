@@ -1,24 +1,42 @@
 // The Lease lock against an in-memory stand-in for the apiserver's Lease endpoint (create, get, replace with
-// resourceVersion preconditions, delete), as kubectl reports them: two runs never both hold the Lease.
+// resourceVersion preconditions, delete), as kubectl reports them: two runs never both hold the Lease, expiry is
+// judged by the watching run's own clock, and a release never touches a Lease another run took over.
 
 import { expect } from "chai";
-import { Lock, LockLost, LockRefused, leaseState } from "../../../src/cluster/lock.js";
 import type { Json } from "../../../src/cluster/decode.js";
+import type { Place } from "../../../src/cluster/lease.js";
+import { formatHolder, leaseObject, leaseState } from "../../../src/cluster/lease.js";
+import type { Clock } from "../../../src/cluster/lock.js";
+import { Lock, LockLost, LockRefused } from "../../../src/cluster/lock.js";
 import type { CommandResult, CommandRunner, RunOptions } from "../../../src/cluster/runner.js";
 
 class LeaseEndpoint implements CommandRunner {
   lease: (Json & { metadata: { resourceVersion: string } }) | null = null;
   private version = 100;
   readonly verbs: string[] = [];
+  /** Runs once, right after the next command is answered (another run acting in between two commands). */
+  afterNext: (() => Promise<void>) | null = null;
 
-  run(argv: readonly string[], o: RunOptions): Promise<CommandResult> {
+  async run(argv: readonly string[], o: RunOptions): Promise<CommandResult> {
+    const r = this.answer(argv, o);
+    const hook = this.afterNext;
+    this.afterNext = null;
+    if (hook) await hook();
+    return r;
+  }
+
+  private answer(argv: readonly string[], o: RunOptions): CommandResult {
     const verb = argv[argv.indexOf("kube-system") + 1] ?? "";
     this.verbs.push(verb);
-    const done = (rc: number, stdout: string, stderr = ""): Promise<CommandResult> =>
-      Promise.resolve({ rc, stdout, stderr, timedOut: false });
+    const done = (rc: number, stdout: string, stderr = ""): CommandResult => ({
+      rc,
+      stdout,
+      stderr,
+      timedOut: false,
+    });
     const body = (): Json & { metadata: { resourceVersion?: string } } =>
       JSON.parse(o.stdin ?? "{}") as Json & { metadata: { resourceVersion?: string } };
-    const store = (obj: Json): Promise<CommandResult> => {
+    const store = (obj: Json): CommandResult => {
       this.lease = {
         ...obj,
         metadata: { ...(obj.metadata as object), resourceVersion: String(++this.version) },
@@ -46,60 +64,197 @@ class LeaseEndpoint implements CommandRunner {
         return done(1, "", `unexpected ${argv.join(" ")}`);
     }
   }
+
+  holder(): string {
+    return this.lease ? leaseState(this.lease).holder : "(no Lease)";
+  }
+
+  /** Writes the Lease as another program would, bypassing any Lock. */
+  put(holder: string, renewMs: number, duration: number): void {
+    this.answer(["kubectl", "--namespace", "kube-system", this.lease ? "replace" : "create"], {
+      timeoutSeconds: 5,
+      stdin: JSON.stringify(
+        leaseObject(holder, renewMs, duration, this.lease?.metadata.resourceVersion),
+      ),
+    });
+  }
 }
 
-const lock = (api: LeaseEndpoint, holder: string): Lock =>
-  new Lock(api, ["kubectl"], holder, 30, 5);
+/** A clock that only moves when a run sleeps, running what was scheduled for the times it passes. */
+class FakeClock implements Clock {
+  t = Date.parse("2026-11-29T10:00:00Z");
+  private events: { at: number; fn: () => Promise<void> }[] = [];
+  now(): number {
+    return this.t;
+  }
+  at(ms: number, fn: () => Promise<void>): void {
+    this.events.push({ at: ms, fn });
+    this.events.sort((a, b) => a.at - b.at);
+  }
+  async sleep(ms: number): Promise<void> {
+    const until = this.t + ms;
+    while (this.events[0] && this.events[0].at <= until) {
+      const e = this.events.shift()!;
+      this.t = Math.max(this.t, e.at);
+      await e.fn();
+    }
+    this.t = until;
+  }
+}
+
+const HOST: Place = { host: "ctl", bootId: "boot-1", pidNamespace: "4026531836" };
+/** Another container with host networking on the same machine: same hostname and boot, its own PID namespace. */
+const CONTAINER: Place = { ...HOST, pidNamespace: "4026532999" };
+
+function lock(
+  api: LeaseEndpoint,
+  clock: FakeClock,
+  place: Place,
+  pid: number,
+  alive: (pid: number) => boolean = () => true,
+): Lock {
+  return new Lock({
+    runner: api,
+    kubectl: ["kubectl"],
+    holder: formatHolder(place, pid, `n${pid}`),
+    here: place,
+    durationSeconds: 30,
+    timeoutSeconds: 5,
+    maxWatchSeconds: 120,
+    pollSeconds: 2,
+    clock,
+    alive,
+  });
+}
+
+async function refusal(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error("expected a refusal");
+}
 
 describe("the Lease lock", () => {
-  const t0 = Date.parse("2026-11-29T10:00:00Z");
-
-  it("refuses a second run while the first holds an unexpired Lease", async () => {
+  it("refuses at once a second run while the first's process runs on this host", async () => {
     const api = new LeaseEndpoint();
-    await lock(api, "ctl/1/a").acquire(t0);
-    let refused: unknown;
-    await lock(api, "ctl/2/b")
-      .acquire(t0 + 5000)
-      .catch((e: unknown) => (refused = e));
-    expect(refused).to.be.instanceOf(LockRefused);
-    expect((refused as Error).message).to.match(/holder ctl\/1\/a/);
+    const clock = new FakeClock();
+    await lock(api, clock, HOST, 1).acquire();
+    const t = clock.now();
+    const err = await refusal(lock(api, clock, HOST, 2, (pid) => pid === 1).acquire());
+    expect(err).to.be.instanceOf(LockRefused);
+    expect(err.message).to.match(/holder ctl\/1\/n1\/boot-1\/4026531836.*running on this host/);
+    expect(clock.now()).to.equal(t);
+  });
+
+  it("takes over at once from a run whose process is gone in the same host, boot and PID namespace", async () => {
+    const api = new LeaseEndpoint();
+    const clock = new FakeClock();
+    await lock(api, clock, HOST, 1).acquire();
+    const t = clock.now();
+    await lock(api, clock, HOST, 2, () => false).acquire();
+    expect(api.holder()).to.equal("ctl/2/n2/boot-1/4026531836");
+    expect(clock.now()).to.equal(t);
+  });
+
+  it("does not take a live run's Lease from another PID namespace with the same hostname and a free pid", async () => {
+    const api = new LeaseEndpoint();
+    const clock = new FakeClock();
+    const first = lock(api, clock, HOST, 7);
+    await first.acquire();
+    // The first run keeps renewing, as it does in its waits.
+    for (let s = 3; s <= 60; s += 3) clock.at(clock.now() + s * 1000, () => first.renew());
+    // pid 7 does not exist in the container's namespace: alive() says no.
+    const err = await refusal(lock(api, clock, CONTAINER, 7, () => false).acquire());
+    expect(err).to.be.instanceOf(LockRefused);
+    expect(err.message).to.include("renewed while this run watched it");
+    expect(api.holder()).to.equal("ctl/7/n7/boot-1/4026531836");
+  });
+
+  it("takes over a Lease only after seeing it unrenewed for its duration by its own clock, whatever the holder's clock said", async () => {
+    for (const skewMs of [-3600_000, 0, 3600_000]) {
+      const api = new LeaseEndpoint();
+      const clock = new FakeClock();
+      // A run on another machine, killed; its clock was off by skewMs when it last renewed.
+      api.put("other/9/n9/boot-x/4026531836", clock.now() + skewMs, 30);
+      const firstSeen = clock.now();
+      await lock(api, clock, HOST, 2).acquire();
+      expect(api.holder(), `skew ${skewMs}`).to.equal("ctl/2/n2/boot-1/4026531836");
+      expect(clock.now() - firstSeen, `skew ${skewMs}`).to.equal(30_000);
+    }
+  });
+
+  it("refuses at once a Lease it would have to watch for longer than wait_timeout", async () => {
+    const api = new LeaseEndpoint();
+    const clock = new FakeClock();
+    api.put("other-controller/1/abcd", clock.now(), 600);
+    const err = await refusal(lock(api, clock, HOST, 2).acquire());
+    expect(err.message).to.match(
+      /^another calico_encap_migrate run holds Lease kube-system\/calico-encap-migrate \(holder other-controller\/1\/abcd, .*longer than wait_timeout \(120 s\)/,
+    );
   });
 
   it("renews by replacing its own version, keeping the acquire time", async () => {
     const api = new LeaseEndpoint();
-    const a = lock(api, "ctl/1/a");
-    await a.acquire(t0);
-    await a.renew(t0 + 10000);
-    await a.renew(t0 + 20000);
-    const s = leaseState(api.lease as Json);
-    expect(s.holder).to.equal("ctl/1/a");
-    expect(s.expiresMs).to.equal(t0 + 20000 + 30000);
-    expect((api.lease?.spec as { acquireTime: string }).acquireTime).to.equal(
-      "2026-11-29T10:00:00.000000Z",
-    );
+    const clock = new FakeClock();
+    const a = lock(api, clock, HOST, 1);
+    await a.acquire();
+    await clock.sleep(10_000);
+    await a.renew();
+    await clock.sleep(10_000);
+    await a.renew();
+    const spec = api.lease?.spec as { acquireTime: string; renewTime: string };
+    expect(spec.acquireTime).to.equal("2026-11-29T10:00:00.000000Z");
+    expect(spec.renewTime).to.equal("2026-11-29T10:00:20.000000Z");
   });
 
-  it("stops a run whose expired Lease another run took over, and leaves that run's Lease alone", async () => {
+  it("stops a run whose Lease another run took over, and leaves that run's Lease alone", async () => {
     const api = new LeaseEndpoint();
-    const slow = lock(api, "ctl/1/a");
-    await slow.acquire(t0);
-    const next = lock(api, "ctl/2/b");
-    await next.acquire(t0 + 31000); // the first Lease expired
-    let lost: unknown;
-    await slow.renew(t0 + 32000).catch((e: unknown) => (lost = e));
-    expect(lost).to.be.instanceOf(LockLost);
-    expect((lost as Error).message).to.match(/holder now ctl\/2\/b/);
+    const clock = new FakeClock();
+    const slow = lock(api, clock, CONTAINER, 1);
+    await slow.acquire();
+    const next = lock(api, clock, HOST, 2);
+    await next.acquire(); // watched it unrenewed for 30 s
+    const err = await refusal(slow.renew());
+    expect(err).to.be.instanceOf(LockLost);
+    expect(err.message).to.match(/holder now ctl\/2\/n2/);
     await slow.release();
-    expect(leaseState(api.lease as Json).holder).to.equal("ctl/2/b");
-    await next.release();
-    expect(api.lease).to.equal(null);
+    expect(api.holder()).to.equal("ctl/2/n2/boot-1/4026531836");
+  });
+
+  it("releases at the version it wrote, so a run taking the Lease over in between keeps it", async () => {
+    const api = new LeaseEndpoint();
+    const clock = new FakeClock();
+    const a = lock(api, clock, HOST, 1);
+    await a.acquire();
+    const b = lock(api, clock, HOST, 2, () => false);
+    // b takes the Lease right after a's first release command is answered.
+    api.afterNext = () => b.acquire();
+    await a.release();
+    expect(api.holder()).to.equal("ctl/2/n2/boot-1/4026531836");
+    await b.renew();
+  });
+
+  it("leaves a released Lease that the next run takes at once", async () => {
+    const api = new LeaseEndpoint();
+    const clock = new FakeClock();
+    const a = lock(api, clock, HOST, 1);
+    await a.acquire();
+    await a.release();
+    expect(api.holder()).to.equal("");
+    const t = clock.now();
+    await lock(api, clock, CONTAINER, 2).acquire();
+    expect(api.holder()).to.equal("ctl/2/n2/boot-1/4026532999");
+    expect(clock.now()).to.equal(t);
   });
 
   it("releases nothing it never acquired", async () => {
     const api = new LeaseEndpoint();
-    await lock(api, "ctl/2/b").acquire(t0);
-    await lock(api, "ctl/1/a").release();
+    const clock = new FakeClock();
+    await lock(api, clock, HOST, 2).acquire();
+    await lock(api, clock, HOST, 1).release();
     expect(api.verbs).to.deep.equal(["create"]);
-    expect(api.lease).to.not.equal(null);
+    expect(api.holder()).to.equal("ctl/2/n2/boot-1/4026531836");
   });
 });

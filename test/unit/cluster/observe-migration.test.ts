@@ -6,6 +6,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { observeForMigration } from "../../../src/cluster/observe-migration.js";
 import type { CommandResult, CommandRunner } from "../../../src/cluster/runner.js";
+import { unsettled } from "../../../src/calico/plan.js";
+import { skippedNodeWarnings } from "../../../src/calico/scheduling.js";
 import { FIXTURES } from "../../support/recorded.js";
 
 const PROFILE = join(FIXTURES, "kubespray-2.18");
@@ -86,5 +88,64 @@ describe("one migration poll", () => {
       ["node-2", true],
       ["node-3", false],
     ]);
+  });
+
+  it("through calicoctl (etcd) also reads the Kubernetes Nodes, so a stale Calico Node is skipped", async () => {
+    const etcd = (file: string): string => readFileSync(join(FIXTURES, "etcd", file), "utf8");
+    const calicoNodes = JSON.parse(etcd("calicoctl-get-nodes.json")) as { items: object[] };
+    calicoNodes.items.push({
+      kind: "Node",
+      apiVersion: "projectcalico.org/v3",
+      metadata: { name: "node-9" },
+      spec: { orchRefs: [{ nodeName: "node-9", orchestrator: "k8s" }] },
+    });
+    const answers: [string, string][] = [
+      ["calicoctl get ippool", etcd("calicoctl-get-ippool.json")],
+      ["calicoctl get felixconfiguration", etcd("calicoctl-get-felixconfiguration.json")],
+      ["calicoctl get clusterinformation", etcd("calicoctl-get-clusterinformation-default.json")],
+      ["calicoctl get nodes", JSON.stringify(calicoNodes)],
+      [
+        "configmap/calico-config daemonset/calico-node",
+        JSON.stringify({
+          kind: "List",
+          items: [
+            JSON.parse(etcd("kubectl-get-configmap-calico-config.json")) as object,
+            JSON.parse(etcd("kubectl-get-daemonset-calico-node.json")) as object,
+          ],
+        }),
+      ],
+      ["get nodes -o json", etcd("kubectl-get-nodes.json")],
+      [
+        "get pods",
+        JSON.stringify({
+          kind: "List",
+          items: ["node-1", "node-2", "node-3"].map((n) => pod(n, true)),
+        }),
+      ],
+    ];
+    const calls: string[] = [];
+    const runner: CommandRunner = {
+      run: (argv) => {
+        const line = argv.join(" ");
+        calls.push(line);
+        const hit = answers.find(([k]) => line.includes(k));
+        if (!hit) throw new Error(`unexpected command: ${line}`);
+        return Promise.resolve({ rc: 0, stdout: hit[1], stderr: "", timedOut: false });
+      },
+    };
+    const obs = await observeForMigration(runner, { ...options, datastore: "etcd" });
+    expect(
+      calls.filter((c) => c.startsWith("kubectl") && c.endsWith("get nodes -o json")),
+    ).to.have.length(1);
+    expect(obs.kubeNodes?.map((n) => n.name)).to.deep.equal(["node-1", "node-2", "node-3"]);
+    expect(obs.nodes.map((n) => [n.name, n.kubeNodeName])).to.deep.include(["node-9", "node-9"]);
+    expect(obs.placement?.tolerations).to.deep.equal([
+      { key: "", operator: "Exists", value: "", effect: "" },
+    ]);
+    expect(unsettled({ ...obs, kubeNodes: undefined }).join(" ")).to.include("node-9");
+    expect(unsettled(obs).join(" ")).to.not.include("node-9");
+    expect(skippedNodeWarnings(obs).join(" ")).to.include(
+      "Calico Node node-9 has no Kubernetes Node",
+    );
   });
 });

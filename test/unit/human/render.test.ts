@@ -161,10 +161,13 @@ describe("human front: migrate output", () => {
       msg: 'step "Switch IPPool default-pool" did not converge within wait_timeout: node-2 has no VXLAN tunnel address.',
       rolled_back: true,
       migrated_to: STATE_218,
+      steps: PLAN.map((s, i) => ({ ...s, seconds: 3.25 + i, settled: i === 0 })),
     };
     const text = renderMigrate(failed, PLAIN, false);
     expect(text.split("\n").slice(0, 2)).to.deep.equal(["FAILED", failed.msg]);
     expect(text).to.include("Steps done (2):");
+    expect(text).to.match(/ s {2}Switch IPPool default-pool \(written, did not settle\)\n/);
+    expect(text).to.not.include("Enable vxlanEnabled in FelixConfiguration default (written");
     expect(text).to.include("Now: default-pool ipipMode Always, vxlanMode Never; backend bird");
     expect(text).to.include("Rolled back: the cluster is as it was before the first write.");
   });

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { ClusterObservation } from "../../../src/calico/observation.js";
 import type { Write } from "../../../src/calico/plan.js";
-import { LockRefused } from "../../../src/cluster/lock.js";
+import { LockLost, LockRefused } from "../../../src/cluster/lock.js";
 import type { MigrationIo } from "../../../src/migrate/executor.js";
 import { MigrationFailed, migrate } from "../../../src/migrate/executor.js";
 import { applyWrite, converge, start, target } from "../../support/sim-cluster.js";
@@ -10,7 +10,13 @@ import { applyWrite, converge, start, target } from "../../support/sim-cluster.j
 class SimIo implements MigrationIo {
   writes: Write[] = [];
   logs: string[] = [];
+  /** "renew", "write", "observe", "release" in order. */
+  events: string[] = [];
   held: string | null = null;
+  /** A read (or renewal) at this clock time fails with the message returned; null: it succeeds. */
+  readFault: (t: number) => string | null = () => null;
+  renewFault: (t: number) => Error | null = () => null;
+  releaseFault: Error | null = null;
   private lagLeft = 0;
   private t = 0;
 
@@ -32,6 +38,9 @@ class SimIo implements MigrationIo {
   }
 
   observe(): Promise<ClusterObservation> {
+    this.events.push("observe");
+    const fault = this.readFault(this.t);
+    if (fault !== null) return Promise.reject(new Error(fault));
     if (this.lagLeft > 0) {
       this.lagLeft--;
       const s = this.state;
@@ -44,20 +53,27 @@ class SimIo implements MigrationIo {
     return Promise.resolve(this.state);
   }
   write(w: Write): Promise<void> {
+    this.events.push("write");
     this.writes.push(w);
     this.state = applyWrite(this.state, w);
     this.lagLeft = this.lag;
     return Promise.resolve();
   }
   lock = {
-    acquire: (_now: number): Promise<void> => {
+    acquire: (): Promise<void> => {
       if (this.held && this.held !== "me")
         return Promise.reject(new LockRefused(`held by ${this.held}`));
       this.held = "me";
       return Promise.resolve();
     },
-    renew: (_now: number): Promise<void> => Promise.resolve(),
+    renew: (): Promise<void> => {
+      this.events.push("renew");
+      const fault = this.renewFault(this.t);
+      return fault ? Promise.reject(fault) : Promise.resolve();
+    },
     release: (): Promise<void> => {
+      this.events.push("release");
+      if (this.releaseFault) return Promise.reject(this.releaseFault);
       if (this.held === "me") this.held = null;
       return Promise.resolve();
     },
@@ -151,5 +167,124 @@ describe("calico_encap_migrate executor", () => {
     const err = await failure(migrate(io, TO_219, { waitTimeoutSeconds: 10, waitSleepSeconds: 2 }));
     expect(err.message).to.include("nothing was written");
     expect(io.writes).to.deep.equal([]);
+  });
+  it("renews the Lease right before every write", async () => {
+    const io = new SimIo(start("IPIP Always", "bird", "explicit"));
+    await migrate(io, TO_219, WAIT);
+    const before = io.events.flatMap((e, i) => (e === "write" ? [io.events[i - 1]] : []));
+    expect(before).to.have.length(4);
+    expect(
+      before.every((e) => e === "renew"),
+      io.events.join(" "),
+    ).to.equal(true);
+  });
+
+  it("counts reads that fail during a wait as pending, shows the error, and completes once they recover", async () => {
+    const io = new SimIo(start("IPIP Always", "bird", "explicit"));
+    let poolWrittenAt: number | null = null;
+    const write = io.write.bind(io);
+    io.write = (w: Write) => {
+      if (w.kind === "pool") poolWrittenAt = io.clock.now();
+      return write(w);
+    };
+    // The apiserver stops answering for 5 s just after the pool write.
+    io.readFault = (t) =>
+      poolWrittenAt !== null && t > poolWrittenAt && t <= poolWrittenAt + 5000
+        ? "kubectl get nodes: timed out"
+        : null;
+    const run = await migrate(io, TO_219, WAIT);
+    expect(run.changed).to.equal(true);
+    expect(io.writes.map((w) => w.kind)).to.deep.equal(["felix", "pool", "felix", "backend"]);
+    const shown = io.logs.filter((l) =>
+      l.includes("reading the cluster failed: kubectl get nodes: timed out"),
+    );
+    expect(shown.length, io.logs.join("\n")).to.be.at.least(2);
+    expect(shown[0]).to.match(/^step 2\/4 'Switch IPPool default-pool/);
+    expect(run.steps.every((s) => s.settled)).to.equal(true);
+  });
+
+  it("rolls back and verifies it when reads fail past wait_timeout, reporting the unsettled step", async () => {
+    const io = new SimIo(start("IPIP Always", "bird", "explicit"));
+    let poolWrittenAt: number | null = null;
+    const write = io.write.bind(io);
+    io.write = (w: Write) => {
+      if (w.kind === "pool" && poolWrittenAt === null) poolWrittenAt = io.clock.now();
+      return write(w);
+    };
+    // Down for 14 s after the pool write, with wait_timeout 10 s.
+    io.readFault = (t) =>
+      poolWrittenAt !== null && t > poolWrittenAt && t <= poolWrittenAt + 14000
+        ? "the connection to the server was refused"
+        : null;
+    const err = (await failure(
+      migrate(io, TO_219, { waitTimeoutSeconds: 10, waitSleepSeconds: 2 }),
+    )) as MigrationFailed;
+    expect(err).to.be.instanceOf(MigrationFailed);
+    expect(err.message).to.include(
+      "reading the cluster failed: the connection to the server was refused",
+    );
+    expect(err.message).to.include(
+      "rolled back to the state before the first write and verified it",
+    );
+    expect(err.rolledBack).to.equal(true);
+    expect(err.steps.map((s) => [s.write?.kind, s.settled])).to.deep.equal([
+      ["felix", true],
+      ["pool", false],
+      ["pool", true],
+      ["felix", true], // rollback: vxlanEnabled unset (no pool uses it)
+      ["felix", true], // then restored to its explicit false
+    ]);
+    expect(io.logs.some((l) => /^rollback reading the cluster failed/.test(l))).to.equal(true);
+    expect(io.state.live.pools[0]).to.deep.include({ ipipMode: "Always", vxlanMode: "Never" });
+    expect(io.state.live.felixDefault).to.deep.equal({ ipipEnabled: true, vxlanEnabled: false });
+    expect(err.last?.live.pools[0]).to.deep.include({ ipipMode: "Always" });
+    expect(io.held).to.equal(null);
+  });
+
+  it("says the rollback was not verified when the cluster stays unreadable", async () => {
+    const io = new SimIo(start("IPIP Always", "bird", "explicit"));
+    io.write = ((write) => (w: Write) => {
+      if (w.kind === "pool") io.readFault = () => "timed out";
+      return write(w);
+    })(io.write.bind(io));
+    const err = (await failure(
+      migrate(io, TO_219, { waitTimeoutSeconds: 10, waitSleepSeconds: 2 }),
+    )) as MigrationFailed;
+    expect(err.rolledBack).to.equal(false);
+    expect(err.message).to.match(
+      /the rollback stopped: rollback reading the cluster kept failing for wait_timeout/,
+    );
+    expect(err.steps.map((s) => [s.write?.kind, s.settled])).to.deep.equal([
+      ["felix", true],
+      ["pool", false],
+    ]);
+    expect(err.last?.live.pools[0], "the last observation that succeeded").to.deep.include({
+      vxlanMode: "Never",
+    });
+  });
+
+  it("stops on a lost Lease without reading again, keeping the written step and the real error", async () => {
+    const io = new SimIo(start("IPIP Always", "bird", "explicit"));
+    io.releaseFault = new Error("kubectl: connection refused");
+    io.write = ((write) => (w: Write) => {
+      if (w.kind === "pool")
+        io.renewFault = () =>
+          new LockLost("Lease kube-system/calico-encap-migrate is no longer held");
+      return write(w);
+    })(io.write.bind(io));
+    const err = (await failure(migrate(io, TO_219, WAIT))) as MigrationFailed;
+    expect(err.message).to.match(/^Lease kube-system\/calico-encap-migrate is no longer held/);
+    expect(err.steps.map((s) => [s.write?.kind, s.settled])).to.deep.equal([
+      ["felix", true],
+      ["pool", false],
+    ]);
+    expect(io.events.slice(io.events.lastIndexOf("write"))).to.deep.equal([
+      "write",
+      "renew",
+      "release",
+    ]);
+    expect(err.warnings.join(" ")).to.include(
+      "could not be released (kubectl: connection refused)",
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { holderIsDeadHere, leaseObject, leaseState } from "../../../src/cluster/lock.js";
+import { formatHolder, leaseObject, leaseState, pidHere } from "../../../src/cluster/lease.js";
 import type { Json } from "../../../src/cluster/decode.js";
 import type { WriteContext } from "../../../src/cluster/write.js";
 import { commandsFor, daemonSetPatch } from "../../../src/cluster/write.js";
@@ -76,19 +76,33 @@ describe("migration writes", () => {
   });
 });
 
-describe("the migration lock", () => {
-  it("reads holder and expiry back from the Lease it writes", () => {
+describe("the migration lock's Lease", () => {
+  const here = { host: "host-a", bootId: "boot-1", pidNamespace: "4026531836" };
+
+  it("reads holder, renewal and duration back from the Lease it writes", () => {
     const lease = leaseObject("host-a/42/beef", Date.parse("2026-11-29T10:00:00Z"), 75) as Json;
     const s = leaseState(lease);
     expect(s.holder).to.equal("host-a/42/beef");
-    expect(new Date(s.expiresMs).toISOString()).to.equal("2026-11-29T10:01:15.000Z");
+    expect(s.renewTime).to.equal("2026-11-29T10:00:00.000000Z");
+    expect(s.durationSeconds).to.equal(75);
+    expect(leaseState(leaseObject(null, 0, 1) as Json).holder).to.equal("");
   });
 
-  it("counts a holder on this host whose process is gone as stale, and nothing else", () => {
-    expect(holderIsDeadHere("host-a/42/beef", "host-a", () => false)).to.equal(true);
-    expect(holderIsDeadHere("host-a/42/beef", "host-a", () => true)).to.equal(false);
-    expect(holderIsDeadHere("host-b/42/beef", "host-a", () => false)).to.equal(false);
-    expect(holderIsDeadHere("someone", "host-a", () => false)).to.equal(false);
+  it("names host, pid, nonce, boot id and PID namespace in the holder", () => {
+    expect(formatHolder(here, 42, "beef")).to.equal("host-a/42/beef/boot-1/4026531836");
+  });
+
+  it("knows a holder's pid only in its own host, boot and PID namespace", () => {
+    expect(pidHere("host-a/42/beef/boot-1/4026531836", here)).to.equal(42);
+    // Same hostname, another PID namespace (a container with host networking): its pid means nothing here.
+    expect(pidHere("host-a/42/beef/boot-1/4026532000", here)).to.equal(null);
+    expect(pidHere("host-a/42/beef/boot-2/4026531836", here)).to.equal(null);
+    expect(pidHere("host-b/42/beef/boot-1/4026531836", here)).to.equal(null);
+    // A holder written before boot id and namespace were recorded, or with them unreadable.
+    expect(pidHere("host-a/42/beef", here)).to.equal(null);
+    expect(pidHere("host-a/42/beef/unknown/unknown", { ...here, bootId: "unknown" })).to.equal(
+      null,
+    );
   });
 });
 
