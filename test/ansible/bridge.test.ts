@@ -3,9 +3,11 @@
 // stand-in backends (test/support/fake-backend.ts) for what the plugin itself must do and for broken backends.
 
 import { expect } from "chai";
+import { execa } from "execa";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { TaskResult } from "../support/ansible.js";
-import { runTask } from "../support/ansible.js";
+import { ansibleEnv, REPO, runTask, VENV_BIN } from "../support/ansible.js";
 import { live218 } from "../support/builders.js";
 import { calicoctlScript, kubectlScript } from "../support/calico-json.js";
 import type { FakeBackends } from "../support/fake-backend.js";
@@ -14,6 +16,7 @@ import type { FakeTools } from "../support/fake-commands.js";
 import { fakeTools } from "../support/fake-commands.js";
 
 const KUBECONFIG = "/etc/kubernetes/admin.conf";
+const BRIDGE_PY = join(REPO, "ansible", "plugin_utils", "calico_encap_bridge.py");
 const PINNED = { ipip_mode: "Always", vxlan_mode: "Never", network_backend: "bird", pool_blocksize: 24 };
 
 function tools218(): FakeTools {
@@ -96,6 +99,41 @@ describe("the action-plugin bridge with the real backend", function () {
     expect(readFileSync(t.log, "utf8")).to.equal("");
   });
 
+  it("returns cluster text untrusted: a {{ }} in a command's stderr reaches the play unevaluated", async () => {
+    const live = live218();
+    const t = fakeTools(
+      { ...calicoctlScript(live), "get ippool -o json": { stderr: "denied {{ 7 * 6 }} by policy\n", rc: 1 } },
+      kubectlScript(live, KUBECONFIG),
+    );
+    // Each later task templates the registered msg again; a trusted string would come back as "denied 42".
+    const templated = { task_result: { msg: "{{ task_result.msg }}", templated: "{{ task_result.msg }}" } };
+    const { result } = await runTask(
+      { calico_pool_check: { ...paths(t), ...PINNED } },
+      { after: [{ name: "Template the result", "ansible.builtin.set_fact": templated }] },
+    );
+    expect(result.templated).to.include("denied {{ 7 * 6 }} by policy");
+    expect(result.templated).to.not.include("42");
+  });
+
+  it("marks every string of the result untrusted as a template (AnsibleUnsafe before ansible-core 2.19)", async () => {
+    const script = [
+      "import importlib.util, json, sys",
+      "spec = importlib.util.spec_from_file_location('b', sys.argv[1])",
+      "m = importlib.util.module_from_spec(spec)",
+      "spec.loader.exec_module(m)",
+      "r = m.result_of(sys.argv[2])",
+      "try:",
+      "    from ansible.template import is_trusted_as_template as trusted",
+      "except ImportError:",
+      "    from ansible.utils.unsafe_proxy import AnsibleUnsafe",
+      "    trusted = lambda v: not isinstance(v, AnsibleUnsafe)",
+      "print(json.dumps([trusted(r['msg']), trusted(r['findings'][0]['detail'])]))",
+    ].join("\n");
+    const line = JSON.stringify({ op: "result", result: { msg: "{{ a }}", findings: [{ detail: "{{ b }}" }] } });
+    const r = await execa(join(VENV_BIN, "python"), ["-c", script, BRIDGE_PY, line], { env: ansibleEnv() });
+    expect(JSON.parse(r.stdout)).to.deep.equal([false, false]);
+  });
+
   it("says which module runs where when calico_encap_mode is neither bridge nor module", async () => {
     const { result } = await runTask({ calico_pool_check: PINNED, vars: { calico_encap_mode: "remote" } });
     expect(result.failed).to.equal(true);
@@ -153,6 +191,14 @@ describe("the action-plugin bridge with a stand-in backend", function () {
     );
     expect(e.results.map((r) => r.stdout)).to.deep.equal([`a b|$HOME|it's|"q"|*|`, "line 1\nline 2\n", "x y C\n"]);
     expect(e.results.every((r) => r.rc === 0)).to.equal(true);
+  });
+
+  it("answers a command whose connection fails with rc 255 and ssh's error in stderr, not an unreachable host", async () => {
+    const unreachable = { ansible_connection: "ssh", ansible_host: "127.0.0.1", ansible_port: 9, ansible_user: "root" };
+    const { echo: e, result } = await echo({ execs: [{ argv: ["true"] }] }, { task: { vars: unreachable } });
+    expect(result.unreachable, "unreachable").to.not.equal(true);
+    expect(e.results[0]?.rc).to.equal(255);
+    expect(e.results[0]?.stderr).to.match(/^the connection to the target failed: .*(refused|port 9)/is);
   });
 
   it("stops a command on the target at its timeout, with timeout's exit code 124", async () => {

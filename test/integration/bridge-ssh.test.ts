@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { ansibleEnv, REPO } from "../support/ansible.js";
+import { ansibleEnv, REPO, VENV_BIN } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
 import { labDown, labUp, nodesStatus, waitUntil } from "../support/lab.js";
 
@@ -60,7 +60,7 @@ async function play(
   const lines: PlayRun["lines"] = [];
   let pending = "";
   const child = execa(
-    join(REPO, ".venv", "bin", "ansible-playbook"),
+    join(VENV_BIN, "ansible-playbook"),
     ["-i", join(lab.state, "inventory.ini"), playbook, ...args],
     { env: ansibleEnv(), reject: false, all: true, buffer: true },
   );

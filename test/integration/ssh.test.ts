@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { ansibleEnv, REPO } from "../support/ansible.js";
+import { ansibleEnv, REPO, VENV_BIN } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
 import { labDown, labUp } from "../support/lab.js";
 
@@ -22,7 +22,7 @@ describe("the lab's control-plane node over SSH", function () {
 
   it("answers ansible's ping with the lab's inventory", async () => {
     const r = await execa(
-      join(REPO, ".venv", "bin", "ansible"),
+      join(VENV_BIN, "ansible"),
       ["-i", join(lab.state, "inventory.ini"), "kube_control_plane", "-m", "ping"],
       {
         env: ansibleEnv(),
@@ -69,7 +69,7 @@ describe("the lab's control-plane node over SSH", function () {
     const playbook = join(dir, "play.yml");
     writeFileSync(playbook, stringify(play));
     const r = await execa(
-      join(REPO, ".venv", "bin", "ansible-playbook"),
+      join(VENV_BIN, "ansible-playbook"),
       ["-i", join(lab.state, "inventory.ini"), playbook],
       {
         env: ansibleEnv(),

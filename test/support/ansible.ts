@@ -1,4 +1,6 @@
-// Running the real ansible, ansible-playbook and ansible-doc from .venv against this repository's ansible.cfg.
+// Running the real ansible, ansible-playbook and ansible-doc against this repository's ansible.cfg: from the
+// project's .venv, or from the venv in CALICO_ENCAP_ANSIBLE_VENV (make test-ansible-versions sets it to each
+// Kubespray Ansible built by test/ansible-versions/venv.sh).
 
 import { execa } from "execa";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -8,7 +10,8 @@ import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const VENV_BIN = join(REPO, ".venv", "bin");
+/** The bin directory of the Ansible under test. */
+export const VENV_BIN = join(process.env.CALICO_ENCAP_ANSIBLE_VENV || join(REPO, ".venv"), "bin");
 
 export function ansibleEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
@@ -32,17 +35,19 @@ export interface TaskResult {
 
 /**
  * Runs one task on localhost with ansible-playbook and returns its registered result (written to a file by a
- * second task, since ansible-core 2.19 ships no json callback) and the play's output.
+ * last task, since ansible-core 2.19 ships no json callback) and the play's output; `after` tasks run between
+ * them and may replace task_result.
  */
 export async function runTask(
   task: Record<string, unknown>,
-  options: { args?: string[]; env?: Record<string, string> } = {},
+  options: { args?: string[]; env?: Record<string, string>; after?: Record<string, unknown>[] } = {},
 ): Promise<{ result: TaskResult; exitCode: number; stdout: string }> {
   const dir = mkdtempSync(join(tmpdir(), "calico-encap-play-"));
   const playbook = join(dir, "play.yml");
   const resultFile = join(dir, "result.json");
   const tasks = [
     { ...task, register: "task_result", ignore_errors: true },
+    ...(options.after ?? []),
     {
       name: "Save the result",
       "ansible.builtin.copy": {

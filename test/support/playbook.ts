@@ -4,7 +4,7 @@
 import { execa } from "execa";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ansibleEnv, REPO } from "./ansible.js";
+import { ansibleEnv, REPO, VENV_BIN } from "./ansible.js";
 
 export const PLAYBOOKS = join(REPO, "ansible", "playbooks");
 
@@ -70,7 +70,7 @@ export async function runPlaybook(
 ): Promise<PlaybookRun> {
   const vars = { ...backendVars(), ...options.extraVars };
   const r = await execa(
-    join(REPO, ".venv", "bin", "ansible-playbook"),
+    join(VENV_BIN, "ansible-playbook"),
     [
       "-i",
       inventory,
