@@ -1,13 +1,14 @@
 // One poll of everything calico_encap_migrate decides and waits on: the check's view of Calico, the nodes'
 // tunnel addresses and the calico-node rollout. A fixed number of processes per poll, whatever the node count:
 // the check's reads (3 calicoctl or 1 kubectl, and calico-config with the calico-node DaemonSet), the nodes,
-// and the calico-node pods.
+// and the calico-node pods; all in one batch (one round trip to the target through the bridge).
 
 import type { ClusterObservation } from "../calico/observation.js";
 import { decodeKind, items } from "./decode.js";
 import { DatastoreError } from "./errors.js";
 import type { ObserveOptions } from "./observe.js";
-import { observeWithObjects } from "./observe.js";
+import { observeReads, observeWithObjects } from "./observe.js";
+import { prefetching } from "./prefetch.js";
 import { parseNode, parseRollout, readyNodes } from "./parse-migration.js";
 import { kubectlBase } from "./read-kubectl.js";
 import type { CommandRunner } from "./runner.js";
@@ -23,18 +24,15 @@ async function run(runner: CommandRunner, argv: string[], kinds: string[], timeo
   return decodeKind(argv, r.stdout, kinds);
 }
 
-export async function observeForMigration(
-  runner: CommandRunner,
-  o: ObserveOptions,
-): Promise<ClusterObservation> {
-  const { live, daemonSet } = await observeWithObjects(runner, o);
-  const base = kubectlBase(o.kubectlPath, o.kubeconfig);
-  const nodesArgv =
-    live.client === "calicoctl"
-      ? [o.calicoctlPath, "get", "nodes", "-o", "json"]
-      : [...base, "get", "nodes", "-o", "json"];
-  const podsArgv = [
-    ...base,
+function nodesArgv(client: ObserveOptions["client"], o: ObserveOptions): string[] {
+  return client === "kubectl"
+    ? [...kubectlBase(o.kubectlPath, o.kubeconfig), "get", "nodes", "-o", "json"]
+    : [o.calicoctlPath, "get", "nodes", "-o", "json"];
+}
+
+function podsArgv(o: ObserveOptions): string[] {
+  return [
+    ...kubectlBase(o.kubectlPath, o.kubeconfig),
     "--namespace",
     "kube-system",
     "get",
@@ -44,9 +42,23 @@ export async function observeForMigration(
     "-o",
     "json",
   ];
+}
+
+/** One poll; its reads go as one batch (one round trip through the bridge) unless calicoctl is missing and
+ *  kubectl is read instead. */
+export async function observeForMigration(
+  runner: CommandRunner,
+  o: ObserveOptions,
+): Promise<ClusterObservation> {
+  const ownReads = [nodesArgv(o.client, o), podsArgv(o)];
+  const batched = prefetching(runner, [
+    ...observeReads(o),
+    ...ownReads.map((argv) => ({ argv, timeoutSeconds: o.timeoutSeconds })),
+  ]);
+  const { live, daemonSet } = await observeWithObjects(batched, o);
   const [nodeList, pods] = await Promise.all([
-    run(runner, nodesArgv, ["NodeList", "List"], o.timeoutSeconds),
-    run(runner, podsArgv, ["PodList", "List"], o.timeoutSeconds),
+    run(batched, nodesArgv(live.client, o), ["NodeList", "List"], o.timeoutSeconds),
+    run(batched, podsArgv(o), ["PodList", "List"], o.timeoutSeconds),
   ]);
   const ready = readyNodes(items(pods).filter((x) => x.kind === "Pod"));
   return {

@@ -16,7 +16,8 @@ export const VENV_BIN = join(process.env.CALICO_ENCAP_ANSIBLE_VENV || join(REPO,
 export function ansibleEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
     ANSIBLE_CONFIG: join(REPO, "ansible.cfg"),
-    PATH: `${VENV_BIN}:${process.env.PATH ?? ""}`,
+    // The Ansible under test first; then .venv/bin for calico-encap (make setup links it there) in module mode.
+    PATH: `${VENV_BIN}:${join(REPO, ".venv", "bin")}:${process.env.PATH ?? ""}`,
     ANSIBLE_NOCOLOR: "1",
     ANSIBLE_LOCALHOST_WARNING: "0",
     ANSIBLE_INVENTORY_UNPARSED_WARNING: "0",
@@ -40,7 +41,11 @@ export interface TaskResult {
  */
 export async function runTask(
   task: Record<string, unknown>,
-  options: { args?: string[]; env?: Record<string, string>; after?: Record<string, unknown>[] } = {},
+  options: {
+    args?: string[];
+    env?: Record<string, string>;
+    after?: Record<string, unknown>[];
+  } = {},
 ): Promise<{ result: TaskResult; exitCode: number; stdout: string }> {
   const dir = mkdtempSync(join(tmpdir(), "calico-encap-play-"));
   const playbook = join(dir, "play.yml");
