@@ -23,23 +23,23 @@ export function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The sh program that runs every command at once and prints their frames. */
+/** The sh program, on one line (as it shows in Ansible's -vvv log): runs every command at once, prints their
+ *  frames. */
 export function batchProgram(commands: readonly BatchCommand[]): string {
   const starts = commands.map((c, i) => {
     const words = ["timeout", "-k", String(KILL_AFTER), String(c.timeoutSeconds), ...c.argv];
     return `(${words.map(shellWord).join(" ")} >"$d/${i}o" 2>"$d/${i}e" </dev/null; echo $? >"$d/${i}r") &`;
   });
   return [
-    "d=$(mktemp -d) || exit 125",
-    "trap 'rm -rf \"$d\"' EXIT",
+    "d=$(mktemp -d) || exit 125;",
+    "trap 'rm -rf \"$d\"' EXIT;",
     ...starts,
-    "wait",
+    "wait;",
     `i=0; while [ "$i" -lt ${commands.length} ]; do`,
-    '  r=$(cat "$d/${i}r" 2>/dev/null); printf \'calico-encap-batch %s %s \' "$i" "${r:-255}"',
-    "  base64 <\"$d/${i}o\" | tr -d '\\n'; printf ' '; base64 <\"$d/${i}e\" | tr -d '\\n'; printf '\\n'",
-    "  i=$((i + 1))",
-    "done",
-  ].join("\n");
+    'r=$(cat "$d/${i}r" 2>/dev/null); printf \'calico-encap-batch %s %s \' "$i" "${r:-255}";',
+    "base64 <\"$d/${i}o\" | tr -d '\\n'; printf ' '; base64 <\"$d/${i}e\" | tr -d '\\n'; printf '\\n';",
+    "i=$((i + 1)); done",
+  ].join(" ");
 }
 
 /** Seconds the whole program may run: the longest command with its grace, and some for the framing. */

@@ -33,6 +33,33 @@ describe("the lab's control-plane node over SSH", function () {
     expect(r.stdout).to.match(/node-1 \| SUCCESS/);
   });
 
+  it("reads none of root's shell startup files in SSH sessions (a stale pyenv lock in ~/.bashrc cannot hang them)", async () => {
+    const home = (await execa("getent", ["passwd", "root"])).stdout.split(":")[5] ?? "/root";
+    const existing = [".bashrc", ".bash_profile", ".bash_login", ".profile"].filter((f) => {
+      try {
+        return readFileSync(join(home, f)).length > 0;
+      } catch {
+        return false;
+      }
+    });
+    const key = join(lab.state, "ssh", "id_ed25519");
+    const inventory = readFileSync(join(lab.state, "inventory.ini"), "utf8");
+    const host = /^node-1 ansible_host=(\S+)/m.exec(inventory)?.[1] ?? "";
+    const sizes = existing.map((f) => `wc -c < ${home}/${f}`).join("; ");
+    const r = await execa(
+      "ssh",
+      [
+        ...["-i", key, "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no"],
+        ...["-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", `root@${host}`],
+        `${sizes}; echo end`,
+      ],
+      { reject: false, timeout: 30000 },
+    );
+    expect(r.exitCode, r.stderr).to.equal(0);
+    // Each file that exists (non-empty) on the host reads as empty in node-1's sessions.
+    expect(r.stdout.split("\n")).to.deep.equal([...existing.map(() => "0"), "end"]);
+  });
+
   it("runs calico_pool_check on node-1 through its calicoctl.sh, as a Kubespray play would", async () => {
     const dir = mkdtempSync(join(tmpdir(), "calico-encap-ssh-"));
     const out = join(dir, "result.json");

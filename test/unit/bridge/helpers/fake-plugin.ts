@@ -31,11 +31,8 @@ export function batchReads(exec: ExecMessage): ExecMessage[] | undefined {
   const [sh, flag, program] = exec.argv;
   if (sh !== "sh" || flag !== "-c" || !program?.startsWith("d=$(mktemp -d)")) return undefined;
   const reads: ExecMessage[] = [];
-  for (const line of program.split("\n")) {
-    const m = /^\((.*) >"\$d\/\d+o" 2>/.exec(line);
-    if (m === null) continue;
-    const [timeout, , , seconds, ...argv] = shWords(m[1] ?? "");
-    if (timeout !== "timeout") throw new Error(`a batch read not under timeout: ${line}`);
+  for (const m of program.matchAll(/\((timeout .*?) >"\$d\/\d+o" 2>/g)) {
+    const [, , , seconds, ...argv] = shWords(m[1] ?? "");
     reads.push({ op: "exec", id: exec.id, argv, stdin: null, timeout: Number(seconds) });
   }
   return reads;
