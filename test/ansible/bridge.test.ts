@@ -58,15 +58,21 @@ describe("the action-plugin bridge with the real backend", function () {
     });
   }
 
-  it("runs each command on the target through the connection, under timeout, with LC_ALL=C", async () => {
+  it("runs the check's reads on the target in one command through the connection, each under timeout, with LC_ALL=C", async () => {
     const t = tools218();
     const { result, stdout } = await runTask(
       { calico_pool_check: { ...paths(t), ...PINNED, command_timeout: 17 } },
       { args: ["-vvv"] },
     );
     expect(result.failed, result.msg).to.not.equal(true);
-    expect(stdout).to.include(`EXEC /bin/sh -c 'LC_ALL=C timeout -k 5 17 ${t.calicoctl} get ippool -o json && sleep 0'`);
-    expect(readFileSync(t.log, "utf8")).to.include("calicoctl.sh get ippool -o json");
+    const execs = stdout.split("\n").filter((l) => l.includes("EXEC /bin/sh -c"));
+    expect(execs, stdout).to.have.length(1);
+    expect(execs[0]).to.include("EXEC /bin/sh -c 'LC_ALL=C timeout -k 5 27 sh -c ");
+    expect(execs[0]).to.include(`timeout -k 5 17 ${t.calicoctl} get ippool -o json >`);
+    expect(execs[0]).to.include(`timeout -k 5 17 ${t.kubectl} --kubeconfig /etc/kubernetes/admin.conf --namespace`);
+    const calls = readFileSync(t.log, "utf8");
+    expect(calls).to.include("calicoctl.sh get ippool -o json");
+    expect(calls).to.include("calicoctl.sh get felixconfiguration -o json");
   });
 
   it("module mode runs the module on the target instead (no exec of the commands by the plugin)", async () => {
