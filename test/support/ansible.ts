@@ -13,11 +13,15 @@ export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../../..")
 /** The bin directory of the Ansible under test. */
 export const VENV_BIN = join(process.env.CALICO_ENCAP_ANSIBLE_VENV || join(REPO, ".venv"), "bin");
 
-export function ansibleEnv(extra: Record<string, string> = {}): Record<string, string> {
+/** The environment for Ansible from the bin directory `bin` (VENV_BIN unless given). */
+export function ansibleEnv(
+  extra: Record<string, string> = {},
+  bin: string = VENV_BIN,
+): Record<string, string> {
   return {
     ANSIBLE_CONFIG: join(REPO, "ansible.cfg"),
     // The Ansible under test first; then .venv/bin for calico-encap (make setup links it there) in module mode.
-    PATH: `${VENV_BIN}:${join(REPO, ".venv", "bin")}:${process.env.PATH ?? ""}`,
+    PATH: `${bin}:${join(REPO, ".venv", "bin")}:${process.env.PATH ?? ""}`,
     ANSIBLE_NOCOLOR: "1",
     ANSIBLE_LOCALHOST_WARNING: "0",
     ANSIBLE_INVENTORY_UNPARSED_WARNING: "0",

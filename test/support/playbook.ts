@@ -66,11 +66,14 @@ export async function runPlaybook(
     extraVars?: Record<string, unknown>;
     args?: string[];
     env?: Record<string, string>;
+    /** The bin directory of the Ansible to run (VENV_BIN unless given). */
+    bin?: string;
   } = {},
 ): Promise<PlaybookRun> {
   const vars = { ...backendVars(), ...options.extraVars };
+  const bin = options.bin ?? VENV_BIN;
   const r = await execa(
-    join(VENV_BIN, "ansible-playbook"),
+    join(bin, "ansible-playbook"),
     [
       "-i",
       inventory,
@@ -78,7 +81,7 @@ export async function runPlaybook(
       ...(Object.keys(vars).length ? ["-e", JSON.stringify(vars)] : []),
       ...(options.args ?? []),
     ],
-    { reject: false, cwd: REPO, env: ansibleEnv(options.env), all: true },
+    { reject: false, cwd: REPO, env: ansibleEnv(options.env, bin), all: true },
   );
   const output = r.all ?? "";
   return { exitCode: r.exitCode ?? -1, output, recap: parseRecap(output) };
