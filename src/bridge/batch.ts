@@ -30,14 +30,15 @@ export function batchProgram(commands: readonly BatchCommand[]): string {
     const words = ["timeout", "-k", String(KILL_AFTER), String(c.timeoutSeconds), ...c.argv];
     return `(${words.map(shellWord).join(" ")} >"$d/${i}o" 2>"$d/${i}e" </dev/null; echo $? >"$d/${i}r") &`;
   });
+  // No single quote of its own (only in quoted argv words), so it reads plainly inside the plugin's quoting.
   return [
     "d=$(mktemp -d) || exit 125;",
-    "trap 'rm -rf \"$d\"' EXIT;",
+    'trap "rm -rf \\"$d\\"" EXIT;',
     ...starts,
     "wait;",
     `i=0; while [ "$i" -lt ${commands.length} ]; do`,
-    'r=$(cat "$d/${i}r" 2>/dev/null); printf \'calico-encap-batch %s %s \' "$i" "${r:-255}";',
-    "base64 <\"$d/${i}o\" | tr -d '\\n'; printf ' '; base64 <\"$d/${i}e\" | tr -d '\\n'; printf '\\n';",
+    'r=$(cat "$d/${i}r" 2>/dev/null); printf "calico-encap-batch %s %s " "$i" "${r:-255}";',
+    'base64 <"$d/${i}o" | tr -d "\\n"; printf " "; base64 <"$d/${i}e" | tr -d "\\n"; printf "\\n";',
     "i=$((i + 1)); done",
   ].join(" ");
 }

@@ -65,7 +65,7 @@ describe("the action-plugin bridge with the real backend", function () {
       { args: ["-vvv"] },
     );
     expect(result.failed, result.msg).to.not.equal(true);
-    const execs = stdout.split("\n").filter((l) => l.includes("EXEC /bin/sh -c"));
+    const execs = stdout.split("\n").filter((l) => l.includes("EXEC /bin/sh -c") && l.includes(" get "));
     expect(execs, stdout).to.have.length(1);
     expect(execs[0]).to.include("EXEC /bin/sh -c 'LC_ALL=C timeout -k 5 27 sh -c ");
     expect(execs[0]).to.include(`timeout -k 5 17 ${t.calicoctl} get ippool -o json >`);
