@@ -9,7 +9,7 @@ import { readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { REPO, VENV_BIN } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
-import { labDown, labUp, standinStatus, waitUntil } from "../support/lab.js";
+import { labDown, labUp, nodesStatus, waitUntil } from "../support/lab.js";
 import { runPlaybook } from "../support/playbook.js";
 
 const VENVS = (process.env.CALICO_ENCAP_ANSIBLE_VENVS ?? dirname(VENV_BIN))
@@ -46,7 +46,7 @@ describe("the preflight over SSH with each Kubespray Ansible, on one lab", funct
   before(async () => {
     lab = await labUp("kubespray-2.18");
     inventory = join(lab.state, "inventory.ini");
-    await waitUntil("calico-node ready", () => standinStatus(lab).summary.podsReady === 3);
+    await waitUntil("calico-node ready", () => nodesStatus(lab).summary.podsReady === 3);
   });
   after(labDown);
 

@@ -16,7 +16,7 @@ import { basename, dirname, join } from "node:path";
 import { stringify } from "yaml";
 import { REPO, VENV_BIN, ansibleEnv } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
-import { labDown, labUp, standinStatus, waitUntil } from "../support/lab.js";
+import { labDown, labUp, nodesStatus, waitUntil } from "../support/lab.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const VENVS = (process.env.BENCH_VENVS ?? dirname(VENV_BIN)).split(/\s+/).filter(Boolean);
@@ -85,7 +85,7 @@ function nullPlaybook(): string {
 async function main(): Promise<void> {
   const lab: Lab = await labUp("kubespray-2.18");
   try {
-    await waitUntil("calico-node ready", () => standinStatus(lab).summary.podsReady === 3);
+    await waitUntil("calico-node ready", () => nodesStatus(lab).summary.podsReady === 3);
     const inventory = join(lab.state, "inventory.ini");
     const nul = nullPlaybook();
     const play = (bin: string, name: string, vars: Record<string, unknown>) => [
