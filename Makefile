@@ -14,11 +14,12 @@ MOCHA := mocha --reporter $(CURDIR)/test/support/count-reporter.cjs
 
 -include test/lab/lab.mk
 
-.PHONY: help setup build generate check-generated lint test-unit test-ansible test-integration test-molecule test bench fixtures demo clean
+.PHONY: help setup build generate check-generated lint test-unit test-ansible test-ansible-versions test-integration test-molecule test bench fixtures demo clean
 
 help:
 	@echo "make setup            npm ci, build, Python virtualenv (.venv) with ansible-core, molecule, ansible-lint"
 	@echo "make test-unit        unit tests (no cluster)"
+	@echo "make test-ansible-versions  test/ansible and the preflight on the lab with Kubespray's Ansible 9, 10, 11"
 	@echo "make test             everything: lint, unit, real ansible, the lab"
 	@echo "make bench            timings of one check process on fixtures"
 
@@ -60,6 +61,31 @@ test-unit: build
 test-ansible: setup
 	$(MOCHA) --timeout 60000 'dist/test/ansible/**/*.test.js'
 
+# Kubespray's own Ansible (requirements.txt of Kubespray v2.25-v2.28, v2.29-v2.30, v2.31/master): each installed with
+# `pip install ansible==X` in a venv of its own, built once and cached by test/ansible-versions/venv.sh. test/ansible
+# on each, then the preflight over SSH on one lab with each (test/ansible-versions/lab.test.ts), then one Molecule
+# scenario where Molecule supports that ansible-core.
+ANSIBLE_VERSIONS := 9.13.0 10.7.0 11.13.0
+# Molecule 26.10 requires ansible-core != 2.17.*, >= 2.16.19: one scenario with ansible 9.13.0 and 11.13.0 (not 10.7.0).
+MOLECULE_ANSIBLE_VERSIONS := 9.13.0 11.13.0
+MOLECULE_VERSIONS_SCENARIO := upgrade_blocked
+test-ansible-versions: setup lab-build
+	failed=""; venvs=""; \
+	for v in $(ANSIBLE_VERSIONS); do \
+	  venv=$$(bash test/ansible-versions/venv.sh $$v) || { failed="$$failed venv-$$v"; continue; }; \
+	  venvs="$$venvs $$venv"; \
+	  echo "== test/ansible with ansible $$v ($$($$venv/bin/ansible --version | sed -n 1p))"; \
+	  CALICO_ENCAP_ANSIBLE_VENV=$$venv $(MOCHA) --timeout 60000 'dist/test/ansible/**/*.test.js' || failed="$$failed ansible-$$v"; \
+	done; \
+	echo "== the preflight over SSH on one lab with ansible$$venvs"; \
+	CALICO_ENCAP_ANSIBLE_VENVS="$$venvs" $(MOCHA) --timeout 300000 dist/test/ansible-versions/lab.test.js || failed="$$failed lab"; \
+	for v in $(MOLECULE_ANSIBLE_VERSIONS); do \
+	  venv=$$(bash test/ansible-versions/venv.sh $$v-molecule) || { failed="$$failed venv-$$v-molecule"; continue; }; \
+	  echo "== Molecule $(MOLECULE_VERSIONS_SCENARIO) with ansible $$v"; \
+	  PATH=$$venv/bin:$$PATH bash molecule/run-all.sh $(MOLECULE_VERSIONS_SCENARIO) || failed="$$failed molecule-$$v"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "test-ansible-versions: failed:$$failed"; exit 1; fi
+
 # The integration tests start the lab with the seed profile each needs, and stop it.
 test-integration: setup lab-build
 	$(MOCHA) --timeout 300000 'dist/test/integration/**/*.test.js'
@@ -77,7 +103,7 @@ fixtures: setup lab-build
 test: setup
 	rm -f $(TEST_COUNTS)
 	failed=""; \
-	for stage in lint test-unit test-ansible test-integration test-molecule; do \
+	for stage in lint test-unit test-ansible test-ansible-versions test-integration test-molecule; do \
 	  $(MAKE) $$stage || failed="$$failed $$stage"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "make test: failed stages:$$failed"; exit 1; fi

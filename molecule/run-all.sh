@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every Molecule scenario under molecule/ with `molecule test -s NAME`, one after another (each starts and
+# Runs every Molecule scenario under molecule/ (or those named as arguments) with `molecule test -s NAME`, one after another (each starts and
 # stops the lab of the LAB_* slot in the environment, and a slot holds one lab), and goes on after a failure so
 # one run shows every outcome. Appends one JSON line of counts per scenario to $TEST_COUNTS, as the mocha count
 # reporter does (test/support/count-reporter.cjs), so .ci/run's "N passed, N failed" includes them. Prints each
@@ -7,8 +7,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 failed=() summary=() total_start=$SECONDS
-for file in molecule/*/molecule.yml; do
-	name=$(basename "$(dirname "$file")")
+# Arguments: the scenarios to run (default: every one).
+if [ $# -gt 0 ]; then names=("$@"); else names=(); for file in molecule/*/molecule.yml; do names+=("$(basename "$(dirname "$file")")"); done; fi
+for name in "${names[@]}"; do
 	start=$SECONDS
 	if molecule test -s "$name"; then outcome=passed; else outcome=failed failed+=("$name"); fi
 	summary+=("$(printf '%-20s %s in %d s' "$name" "$outcome" $((SECONDS - start)))")

@@ -27,7 +27,7 @@ import subprocess
 import threading
 from collections import deque
 
-from ansible.errors import AnsibleError
+from ansible.errors import AnsibleConnectionFailure, AnsibleError
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
@@ -38,8 +38,13 @@ try:  # ansible-core >= 2.19: the encoders Ansible uses for modules' args and re
 
     ARGS_ENCODER = get_module_encoder("legacy", Direction.CONTROLLER_TO_MODULE)
     RESULT_DECODER = get_module_decoder("legacy", Direction.MODULE_TO_CONTROLLER)
-except ImportError:  # older ansible-core
+
+    def _untrusted(value):
+        return value  # the module decoder leaves every string untrusted as a template
+
+except ImportError:  # ansible-core 2.16 to 2.18: plain JSON, then marked unsafe as _execute_module marks results
     from ansible.module_utils.common.json import AnsibleJSONEncoder as ARGS_ENCODER
+    from ansible.utils.unsafe_proxy import wrap_var as _untrusted
 
     RESULT_DECODER = json.JSONDecoder
 
@@ -53,6 +58,8 @@ DEFAULT_IDLE_TIMEOUT = 300
 KILL_AFTER = 5
 # Seconds the backend may take to exit after its result before it is stopped.
 EXIT_GRACE = 5
+# rc of a command whose connection to the target failed, as ssh reports it.
+CONNECTION_FAILED_RC = 255
 STDERR_TAIL_CHARS = 4000
 EXCERPT_CHARS = 200
 
@@ -204,6 +211,12 @@ def _protocol_message(line):
     return None
 
 
+def result_of(line):
+    """The module's result from a result op's line, every string in it untrusted as a template (AnsibleUnsafe on
+    ansible-core 2.16 to 2.18): it carries text from the cluster (stderr excerpts), which must never be evaluated."""
+    return _untrusted(json.loads(line, cls=RESULT_DECODER)["result"])
+
+
 class BridgeAction(ActionBase):
     """An action plugin that runs module MODULE through the bridge (or, with calico_encap_mode: module, on the target)."""
 
@@ -274,7 +287,7 @@ class BridgeAction(ActionBase):
                 elif message["op"] == "log":
                     _show(message["level"], message["msg"], host)
                 else:
-                    final = json.loads(line, cls=RESULT_DECODER)["result"]
+                    final = result_of(line)
                     backend.stop(grace=EXIT_GRACE)
                     stderr = backend.stderr_tail()
                     if stderr:
@@ -292,10 +305,21 @@ class BridgeAction(ActionBase):
         if env_prefix:
             cmd = "%s %s" % (env_prefix, cmd)
         stdin = message["stdin"]
-        with _without_tty(self._connection):
-            r = self._low_level_execute_command(
-                cmd, sudoable=True, in_data=None if stdin is None else stdin.encode("utf-8")
-            )
+        try:
+            with _without_tty(self._connection):
+                r = self._low_level_execute_command(
+                    cmd, sudoable=True, in_data=None if stdin is None else stdin.encode("utf-8")
+                )
+        except AnsibleConnectionFailure as e:
+            # A lost connection is the command's failure, as ssh reports it (rc 255): the backend says which
+            # command could not run and stops, instead of the task ending without the module's result.
+            return {
+                "op": "exec_result",
+                "id": message["id"],
+                "rc": CONNECTION_FAILED_RC,
+                "stdout": "",
+                "stderr": "the connection to the target failed: %s" % to_text(e),
+            }
         return {"op": "exec_result", "id": message["id"], "rc": r["rc"], "stdout": r["stdout"], "stderr": r["stderr"]}
 
 

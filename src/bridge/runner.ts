@@ -1,12 +1,11 @@
 // Commands under the bridge: each argv goes to the action plugin as an exec op, which runs it on the
-// task's target through Ansible's connection and answers with an exec_result of the same id. Several
-// commands may be pending at once (the readers run up to 3 concurrently). Nothing runs locally.
+// task's target through Ansible's connection and answers with an exec_result of the same id; a batch of
+// reads (runAll) goes as one exec of a sh program that runs them all (batch.ts). Several commands may be
+// pending at once. Nothing runs locally.
 
-import type { CommandResult, CommandRunner, RunOptions } from "../cluster/runner.js";
+import type { BatchCommand, CommandResult, CommandRunner, RunOptions } from "../cluster/runner.js";
+import { batchProgram, batchTimeout, parseBatchOutput, TIMEOUT_RC } from "./batch.js";
 import type { ExecMessage, ExecResultMessage } from "./protocol.js";
-
-/** Exit code of coreutils `timeout` when it stopped the command (the plugin runs argv under it). */
-export const TIMEOUT_RC = 124;
 
 interface Pending {
   resolve(result: CommandResult): void;
@@ -24,9 +23,27 @@ export class BridgeRunner implements CommandRunner {
 
   run(argv: readonly string[], options: RunOptions): Promise<CommandResult> {
     if (argv.length === 0) return Promise.reject(new Error("empty command"));
+    this.history.push([...argv]);
+    return this.exec(argv, options);
+  }
+
+  /** Several reads as one exec of a sh program (src/bridge/batch.ts): one round trip to the target. The
+   *  history holds each read's argv. */
+  async runAll(commands: readonly BatchCommand[]): Promise<CommandResult[]> {
+    const [only] = commands;
+    if (only === undefined) return [];
+    if (commands.length === 1)
+      return [await this.run(only.argv, { timeoutSeconds: only.timeoutSeconds })];
+    for (const c of commands) this.history.push([...c.argv]);
+    const exec = await this.exec(["sh", "-c", batchProgram(commands)], {
+      timeoutSeconds: batchTimeout(commands),
+    });
+    return parseBatchOutput(commands, exec);
+  }
+
+  private exec(argv: readonly string[], options: RunOptions): Promise<CommandResult> {
     if (this.closedBecause !== null) return Promise.reject(new Error(this.closedBecause));
     const id = this.nextId++;
-    this.history.push([...argv]);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.send({

@@ -2,13 +2,14 @@
 // tunnel addresses and the calico-node rollout. A fixed number of processes per poll, whatever the node count:
 // the check's reads (3 calicoctl or 1 kubectl, and calico-config with the calico-node DaemonSet), the nodes
 // (through calicoctl also the Kubernetes Nodes, to tell which Calico nodes calico-node runs on), and the
-// calico-node pods.
+// calico-node pods; all in one batch (one round trip to the target through the bridge).
 
 import type { ClusterObservation } from "../calico/observation.js";
 import { decodeKind, items } from "./decode.js";
 import { DatastoreError } from "./errors.js";
 import type { ObserveOptions } from "./observe.js";
-import { observeWithObjects } from "./observe.js";
+import { observeReads, observeWithObjects } from "./observe.js";
+import { prefetching } from "./prefetch.js";
 import {
   parseKubeNode,
   parseNode,
@@ -30,17 +31,17 @@ async function run(runner: CommandRunner, argv: string[], kinds: string[], timeo
   return decodeKind(argv, r.stdout, kinds);
 }
 
-export async function observeForMigration(
-  runner: CommandRunner,
-  o: ObserveOptions,
-): Promise<ClusterObservation> {
-  const { live, daemonSet } = await observeWithObjects(runner, o);
-  const base = kubectlBase(o.kubectlPath, o.kubeconfig);
-  const kubeNodesArgv = [...base, "get", "nodes", "-o", "json"];
-  const calicoctl = live.client === "calicoctl";
-  const nodesArgv = calicoctl ? [o.calicoctlPath, "get", "nodes", "-o", "json"] : kubeNodesArgv;
-  const podsArgv = [
-    ...base,
+function kubeNodesArgv(o: ObserveOptions): string[] {
+  return [...kubectlBase(o.kubectlPath, o.kubeconfig), "get", "nodes", "-o", "json"];
+}
+
+function nodesArgv(client: ObserveOptions["client"], o: ObserveOptions): string[] {
+  return client === "kubectl" ? kubeNodesArgv(o) : [o.calicoctlPath, "get", "nodes", "-o", "json"];
+}
+
+function podsArgv(o: ObserveOptions): string[] {
+  return [
+    ...kubectlBase(o.kubectlPath, o.kubeconfig),
     "--namespace",
     "kube-system",
     "get",
@@ -50,10 +51,29 @@ export async function observeForMigration(
     "-o",
     "json",
   ];
+}
+
+/** One poll; its reads go as one batch (one round trip through the bridge) unless calicoctl is missing and
+ *  kubectl is read instead. */
+export async function observeForMigration(
+  runner: CommandRunner,
+  o: ObserveOptions,
+): Promise<ClusterObservation> {
+  const ownReads = [
+    nodesArgv(o.client, o),
+    podsArgv(o),
+    ...(o.client === "kubectl" ? [] : [kubeNodesArgv(o)]),
+  ];
+  const batched = prefetching(runner, [
+    ...observeReads(o),
+    ...ownReads.map((argv) => ({ argv, timeoutSeconds: o.timeoutSeconds })),
+  ]);
+  const { live, daemonSet } = await observeWithObjects(batched, o);
+  const calicoctl = live.client === "calicoctl";
   const [nodeList, pods, kubeNodeList] = await Promise.all([
-    run(runner, nodesArgv, ["NodeList", "List"], o.timeoutSeconds),
-    run(runner, podsArgv, ["PodList", "List"], o.timeoutSeconds),
-    calicoctl ? run(runner, kubeNodesArgv, ["NodeList", "List"], o.timeoutSeconds) : undefined,
+    run(batched, nodesArgv(live.client, o), ["NodeList", "List"], o.timeoutSeconds),
+    run(batched, podsArgv(o), ["PodList", "List"], o.timeoutSeconds),
+    calicoctl ? run(batched, kubeNodesArgv(o), ["NodeList", "List"], o.timeoutSeconds) : undefined,
   ]);
   const ready = readyNodes(items(pods).filter((x) => x.kind === "Pod"));
   const kubeNodes = items(kubeNodeList ?? nodeList)

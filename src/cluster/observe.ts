@@ -9,9 +9,16 @@ import {
   nodeEnvFromDaemonSet,
 } from "./parse-k8s.js";
 import type { CalicoObjects } from "./read-calicoctl.js";
-import { readWithCalicoctl } from "./read-calicoctl.js";
-import { kubectlBase, readCalicoWithKubectl, readKubesprayObjects } from "./read-kubectl.js";
-import type { CommandRunner } from "./runner.js";
+import { prefetching } from "./prefetch.js";
+import { calicoctlReads, readWithCalicoctl } from "./read-calicoctl.js";
+import {
+  calicoCrdsArgv,
+  kubectlBase,
+  kubesprayObjectsArgv,
+  readCalicoWithKubectl,
+  readKubesprayObjects,
+} from "./read-kubectl.js";
+import type { BatchCommand, CommandRunner } from "./runner.js";
 
 export interface ObserveOptions {
   client: "auto" | "calicoctl" | "kubectl";
@@ -108,8 +115,22 @@ export interface Observed {
   daemonSet: Json | undefined;
 }
 
+/**
+ * The reads an observation starts with, all at once: Calico's objects with the client it tries first, and
+ * calico-config with the calico-node DaemonSet. Only a fallback from calicoctl to kubectl reads again.
+ */
+export function observeReads(o: ObserveOptions): BatchCommand[] {
+  const base = kubectlBase(o.kubectlPath, o.kubeconfig);
+  const calico = o.client === "kubectl" ? [calicoCrdsArgv(base)] : calicoctlReads(o.calicoctlPath);
+  return [...calico, kubesprayObjectsArgv(base)].map((argv) => ({
+    argv,
+    timeoutSeconds: o.timeoutSeconds,
+  }));
+}
+
+/** Live, its reads sent as one batch (one round trip through the bridge). */
 export async function observe(runner: CommandRunner, o: ObserveOptions): Promise<Live> {
-  return (await observeWithObjects(runner, o)).live;
+  return (await observeWithObjects(prefetching(runner, observeReads(o)), o)).live;
 }
 
 export async function observeWithObjects(

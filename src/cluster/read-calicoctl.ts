@@ -31,14 +31,21 @@ export type CalicoctlRead =
   | { kind: "absent"; reason: string }
   | { kind: "no-calicoctl" };
 
+/** The argv of each read, IPPools first (an observation sends them in one batch). */
+export function calicoctlReads(calicoctl: string): [string[], string[], string[]] {
+  return [
+    [calicoctl, "get", "ippool", "-o", "json"],
+    [calicoctl, "get", "felixconfiguration", "-o", "json"],
+    [calicoctl, "get", "clusterinformation", "default", "-o", "json"],
+  ];
+}
+
 export async function readWithCalicoctl(
   runner: CommandRunner,
   calicoctl: string,
   timeoutSeconds: number,
 ): Promise<CalicoctlRead> {
-  const poolsArgv = [calicoctl, "get", "ippool", "-o", "json"];
-  const felixArgv = [calicoctl, "get", "felixconfiguration", "-o", "json"];
-  const infoArgv = [calicoctl, "get", "clusterinformation", "default", "-o", "json"];
+  const [poolsArgv, felixArgv, infoArgv] = calicoctlReads(calicoctl);
   const run = (argv: string[]) => runner.run(argv, { timeoutSeconds });
   // All three at once; FelixConfiguration and ClusterInformation only count when there is a pool.
   const [pools, felix, info] = await Promise.all([run(poolsArgv), run(felixArgv), run(infoArgv)]);

@@ -19,6 +19,26 @@ export function kubectlBase(kubectl: string, kubeconfig: string): string[] {
   return [kubectl, "--kubeconfig", kubeconfig];
 }
 
+/** The argv that reads Calico's CRDs. */
+export function calicoCrdsArgv(base: readonly string[]): string[] {
+  return [...base, "get", CALICO_CRDS.join(","), "-o", "json"];
+}
+
+/** The argv that reads calico-config and the calico-node DaemonSet. */
+export function kubesprayObjectsArgv(base: readonly string[]): string[] {
+  return [
+    ...base,
+    "--namespace",
+    "kube-system",
+    "get",
+    "configmap/calico-config",
+    "daemonset/calico-node",
+    "--ignore-not-found",
+    "-o",
+    "json",
+  ];
+}
+
 export type KubectlCalicoRead =
   { kind: "objects"; objects: CalicoObjects } | { kind: "absent"; reason: string };
 
@@ -27,7 +47,7 @@ export async function readCalicoWithKubectl(
   base: readonly string[],
   timeoutSeconds: number,
 ): Promise<KubectlCalicoRead> {
-  const argv = [...base, "get", CALICO_CRDS.join(","), "-o", "json"];
+  const argv = calicoCrdsArgv(base);
   const r = await runner.run(argv, { timeoutSeconds });
   if (r.rc === RC_NOT_FOUND)
     return {
@@ -70,17 +90,7 @@ export async function readKubesprayObjects(
   base: readonly string[],
   timeoutSeconds: number,
 ): Promise<{ configMap?: Json; daemonSet?: Json } | null> {
-  const argv = [
-    ...base,
-    "--namespace",
-    "kube-system",
-    "get",
-    "configmap/calico-config",
-    "daemonset/calico-node",
-    "--ignore-not-found",
-    "-o",
-    "json",
-  ];
+  const argv = kubesprayObjectsArgv(base);
   const r = await runner.run(argv, { timeoutSeconds });
   if (r.rc === RC_NOT_FOUND) return null;
   if (r.rc !== 0)

@@ -16,8 +16,29 @@ export interface RunOptions {
   stdin?: string;
 }
 
+/** One read of a batch: an argv without stdin. */
+export interface BatchCommand {
+  argv: readonly string[];
+  timeoutSeconds: number;
+}
+
 export interface CommandRunner {
   run(argv: readonly string[], options: RunOptions): Promise<CommandResult>;
+  /**
+   * Several reads at once, their results in the same order. The bridge runner sends them to the target as
+   * one remote command (one round trip); the local runner runs them concurrently. A runner without it runs
+   * each with run, concurrently (see runBatch).
+   */
+  runAll?(commands: readonly BatchCommand[]): Promise<CommandResult[]>;
+}
+
+/** Every command of a batch, through the runner's runAll, or through run concurrently when it has none. */
+export function runBatch(
+  runner: CommandRunner,
+  commands: readonly BatchCommand[],
+): Promise<CommandResult[]> {
+  if (runner.runAll) return runner.runAll(commands);
+  return Promise.all(commands.map((c) => runner.run(c.argv, { timeoutSeconds: c.timeoutSeconds })));
 }
 
 /** rc of a command that could not be started because it does not exist, as a shell reports it. */
@@ -70,5 +91,9 @@ export class LocalRunner implements CommandRunner {
       stderr: notFound ? `${file}: not found` : typeof r.stderr === "string" ? r.stderr : "",
       timedOut,
     };
+  }
+
+  runAll(commands: readonly BatchCommand[]): Promise<CommandResult[]> {
+    return Promise.all(commands.map((c) => this.run(c.argv, { timeoutSeconds: c.timeoutSeconds })));
   }
 }

@@ -9,6 +9,7 @@ import type { ObserveOptions } from "../cluster/observe.js";
 import { observeForMigration } from "../cluster/observe-migration.js";
 import { kubectlBase } from "../cluster/read-kubectl.js";
 import type { CommandRunner } from "../cluster/runner.js";
+import { runBatch } from "../cluster/runner.js";
 import type { WriteContext } from "../cluster/write.js";
 import { commandsFor } from "../cluster/write.js";
 import type { MigrationIo } from "./executor.js";
@@ -39,7 +40,10 @@ export function realIo(
     client: () => client,
     async observe() {
       let calls = 0;
-      const counting: CommandRunner = { run: (argv, opts) => (calls++, runner.run(argv, opts)) };
+      const counting: CommandRunner = {
+        run: (argv, opts) => (calls++, runner.run(argv, opts)),
+        runAll: (commands) => ((calls += commands.length), runBatch(runner, commands)),
+      };
       const obs = await observeForMigration(counting, o);
       client = obs.live.client;
       log(3, `observed ${obs.nodes.length} nodes with ${calls} datastore calls`);

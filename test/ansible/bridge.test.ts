@@ -3,9 +3,11 @@
 // stand-in backends (test/support/fake-backend.ts) for what the plugin itself must do and for broken backends.
 
 import { expect } from "chai";
+import { execa } from "execa";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { TaskResult } from "../support/ansible.js";
-import { runTask } from "../support/ansible.js";
+import { ansibleEnv, REPO, runTask, VENV_BIN } from "../support/ansible.js";
 import { live218 } from "../support/builders.js";
 import { calicoctlScript, kubectlScript } from "../support/calico-json.js";
 import type { FakeBackends } from "../support/fake-backend.js";
@@ -14,6 +16,7 @@ import type { FakeTools } from "../support/fake-commands.js";
 import { fakeTools } from "../support/fake-commands.js";
 
 const KUBECONFIG = "/etc/kubernetes/admin.conf";
+const BRIDGE_PY = join(REPO, "ansible", "plugin_utils", "calico_encap_bridge.py");
 const PINNED = { ipip_mode: "Always", vxlan_mode: "Never", network_backend: "bird", pool_blocksize: 24 };
 
 function tools218(): FakeTools {
@@ -55,15 +58,21 @@ describe("the action-plugin bridge with the real backend", function () {
     });
   }
 
-  it("runs each command on the target through the connection, under timeout, with LC_ALL=C", async () => {
+  it("runs the check's reads on the target in one command through the connection, each under timeout, with LC_ALL=C", async () => {
     const t = tools218();
     const { result, stdout } = await runTask(
       { calico_pool_check: { ...paths(t), ...PINNED, command_timeout: 17 } },
       { args: ["-vvv"] },
     );
     expect(result.failed, result.msg).to.not.equal(true);
-    expect(stdout).to.include(`EXEC /bin/sh -c 'LC_ALL=C timeout -k 5 17 ${t.calicoctl} get ippool -o json && sleep 0'`);
-    expect(readFileSync(t.log, "utf8")).to.include("calicoctl.sh get ippool -o json");
+    const execs = stdout.split("\n").filter((l) => l.includes("EXEC /bin/sh -c") && l.includes(" get "));
+    expect(execs, stdout).to.have.length(1);
+    expect(execs[0]).to.include("EXEC /bin/sh -c 'LC_ALL=C timeout -k 5 27 sh -c ");
+    expect(execs[0]).to.include(`timeout -k 5 17 ${t.calicoctl} get ippool -o json >`);
+    expect(execs[0]).to.include(`timeout -k 5 17 ${t.kubectl} --kubeconfig /etc/kubernetes/admin.conf --namespace`);
+    const calls = readFileSync(t.log, "utf8");
+    expect(calls).to.include("calicoctl.sh get ippool -o json");
+    expect(calls).to.include("calicoctl.sh get felixconfiguration -o json");
   });
 
   it("module mode runs the module on the target instead (no exec of the commands by the plugin)", async () => {
@@ -94,6 +103,41 @@ describe("the action-plugin bridge with the real backend", function () {
     expect(result.failed).to.equal(true);
     expect(result.msg).to.match(/^Unsupported parameters for \(calico_pool_check\) module: bogus\. Supported parameters include: calicoctl_path, /);
     expect(readFileSync(t.log, "utf8")).to.equal("");
+  });
+
+  it("returns cluster text untrusted: a {{ }} in a command's stderr reaches the play unevaluated", async () => {
+    const live = live218();
+    const t = fakeTools(
+      { ...calicoctlScript(live), "get ippool -o json": { stderr: "denied {{ 7 * 6 }} by policy\n", rc: 1 } },
+      kubectlScript(live, KUBECONFIG),
+    );
+    // Each later task templates the registered msg again; a trusted string would come back as "denied 42".
+    const templated = { task_result: { msg: "{{ task_result.msg }}", templated: "{{ task_result.msg }}" } };
+    const { result } = await runTask(
+      { calico_pool_check: { ...paths(t), ...PINNED } },
+      { after: [{ name: "Template the result", "ansible.builtin.set_fact": templated }] },
+    );
+    expect(result.templated).to.include("denied {{ 7 * 6 }} by policy");
+    expect(result.templated).to.not.include("42");
+  });
+
+  it("marks every string of the result untrusted as a template (AnsibleUnsafe before ansible-core 2.19)", async () => {
+    const script = [
+      "import importlib.util, json, sys",
+      "spec = importlib.util.spec_from_file_location('b', sys.argv[1])",
+      "m = importlib.util.module_from_spec(spec)",
+      "spec.loader.exec_module(m)",
+      "r = m.result_of(sys.argv[2])",
+      "try:",
+      "    from ansible.template import is_trusted_as_template as trusted",
+      "except ImportError:",
+      "    from ansible.utils.unsafe_proxy import AnsibleUnsafe",
+      "    trusted = lambda v: not isinstance(v, AnsibleUnsafe)",
+      "print(json.dumps([trusted(r['msg']), trusted(r['findings'][0]['detail'])]))",
+    ].join("\n");
+    const line = JSON.stringify({ op: "result", result: { msg: "{{ a }}", findings: [{ detail: "{{ b }}" }] } });
+    const r = await execa(join(VENV_BIN, "python"), ["-c", script, BRIDGE_PY, line], { env: ansibleEnv() });
+    expect(JSON.parse(r.stdout)).to.deep.equal([false, false]);
   });
 
   it("says which module runs where when calico_encap_mode is neither bridge nor module", async () => {
@@ -153,6 +197,14 @@ describe("the action-plugin bridge with a stand-in backend", function () {
     );
     expect(e.results.map((r) => r.stdout)).to.deep.equal([`a b|$HOME|it's|"q"|*|`, "line 1\nline 2\n", "x y C\n"]);
     expect(e.results.every((r) => r.rc === 0)).to.equal(true);
+  });
+
+  it("answers a command whose connection fails with rc 255 and ssh's error in stderr, not an unreachable host", async () => {
+    const unreachable = { ansible_connection: "ssh", ansible_host: "127.0.0.1", ansible_port: 9, ansible_user: "root" };
+    const { echo: e, result } = await echo({ execs: [{ argv: ["true"] }] }, { task: { vars: unreachable } });
+    expect(result.unreachable, "unreachable").to.not.equal(true);
+    expect(e.results[0]?.rc).to.equal(255);
+    expect(e.results[0]?.stderr).to.match(/^the connection to the target failed: .*(refused|port 9)/is);
   });
 
   it("stops a command on the target at its timeout, with timeout's exit code 124", async () => {

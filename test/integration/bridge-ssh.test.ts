@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { ansibleEnv, REPO } from "../support/ansible.js";
+import { ansibleEnv, VENV_BIN } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
 import { labDown, labUp, nodesStatus, waitUntil } from "../support/lab.js";
 
@@ -60,7 +60,7 @@ async function play(
   const lines: PlayRun["lines"] = [];
   let pending = "";
   const child = execa(
-    join(REPO, ".venv", "bin", "ansible-playbook"),
+    join(VENV_BIN, "ansible-playbook"),
     ["-i", join(lab.state, "inventory.ini"), playbook, ...args],
     { env: ansibleEnv(), reject: false, all: true, buffer: true },
   );
@@ -110,14 +110,15 @@ describe("the action-plugin bridge over SSH to the lab's node-1", function () {
     const r = await play(lab, task, ["-vvv"]);
     expect(r.exitCode, r.output).to.equal(0);
     expect(r.result.msg, r.output).to.equal("The inventory matches the live Calico configuration.");
-    // What only the bridge sends: the reader's argv under timeout, as the ssh connection executes it.
+    // What only the bridge sends: the readers' argv, each under timeout, in one batch program (one round trip),
+    // as the ssh connection executes it.
     const sshExec = r.output
       .split("\n")
-      .filter((l) => l.includes("SSH: EXEC ssh") && l.includes("calicoctl.sh get ippool -o json"));
+      .filter((l) => l.includes("SSH: EXEC ssh") && l.includes(" get "));
     expect(sshExec.length, r.output).to.equal(1);
-    expect(sshExec[0]).to.include(
-      `LC_ALL=C timeout -k 5 60 ${binDir}/calicoctl.sh get ippool -o json`,
-    );
+    expect(sshExec[0]).to.include("LC_ALL=C timeout -k 5 70 sh -c");
+    expect(sshExec[0]).to.include(`timeout -k 5 60 ${binDir}/calicoctl.sh get ippool -o json`);
+    expect(sshExec[0]).to.include("get configmap/calico-config daemonset/calico-node");
     // No module travelled to node-1, and nothing told a backend on node-1 where it is.
     expect(r.output).to.not.include("AnsiballZ_calico_pool_check");
     expect(r.output).to.not.include("CALICO_ENCAP_BACKEND");

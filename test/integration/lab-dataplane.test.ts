@@ -20,7 +20,7 @@ import {
   startProber,
   stopProber,
 } from "../lab/prober/control.js";
-import { REPO } from "../support/ansible.js";
+import { REPO, VENV_BIN } from "../support/ansible.js";
 
 const LAB_SH = join(REPO, "test", "lab", "lab.sh");
 const PREFIX = "dpi-";
@@ -218,7 +218,7 @@ describe("lab data plane (namespaces, VXLAN and BGP routes, prober, SSH)", funct
   });
 
   it("Ansible reaches node-1 through the inventory the lab writes", async () => {
-    const ansible = join(REPO, ".venv", "bin", "ansible");
+    const ansible = join(VENV_BIN, "ansible");
     if (!existsSync(ansible)) throw new Error(`${ansible} missing: make setup`);
     const r = await execa(
       ansible,

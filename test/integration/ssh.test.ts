@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { ansibleEnv, REPO } from "../support/ansible.js";
+import { ansibleEnv, REPO, VENV_BIN } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
 import { labDown, labUp } from "../support/lab.js";
 
@@ -22,7 +22,7 @@ describe("the lab's control-plane node over SSH", function () {
 
   it("answers ansible's ping with the lab's inventory", async () => {
     const r = await execa(
-      join(REPO, ".venv", "bin", "ansible"),
+      join(VENV_BIN, "ansible"),
       ["-i", join(lab.state, "inventory.ini"), "kube_control_plane", "-m", "ping"],
       {
         env: ansibleEnv(),
@@ -31,6 +31,33 @@ describe("the lab's control-plane node over SSH", function () {
     );
     expect(r.exitCode, r.stdout + r.stderr).to.equal(0);
     expect(r.stdout).to.match(/node-1 \| SUCCESS/);
+  });
+
+  it("reads none of root's shell startup files in SSH sessions (a stale pyenv lock in ~/.bashrc cannot hang them)", async () => {
+    const home = (await execa("getent", ["passwd", "root"])).stdout.split(":")[5] ?? "/root";
+    const existing = [".bashrc", ".bash_profile", ".bash_login", ".profile"].filter((f) => {
+      try {
+        return readFileSync(join(home, f)).length > 0;
+      } catch {
+        return false;
+      }
+    });
+    const key = join(lab.state, "ssh", "id_ed25519");
+    const inventory = readFileSync(join(lab.state, "inventory.ini"), "utf8");
+    const host = /^node-1 ansible_host=(\S+)/m.exec(inventory)?.[1] ?? "";
+    const sizes = existing.map((f) => `wc -c < ${home}/${f}`).join("; ");
+    const r = await execa(
+      "ssh",
+      [
+        ...["-i", key, "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no"],
+        ...["-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", `root@${host}`],
+        `${sizes}; echo end`,
+      ],
+      { reject: false, timeout: 30000 },
+    );
+    expect(r.exitCode, r.stderr).to.equal(0);
+    // Each file that exists (non-empty) on the host reads as empty in node-1's sessions.
+    expect(r.stdout.split("\n")).to.deep.equal([...existing.map(() => "0"), "end"]);
   });
 
   it("runs calico_pool_check on node-1 through its calicoctl.sh, as a Kubespray play would", async () => {
@@ -69,7 +96,7 @@ describe("the lab's control-plane node over SSH", function () {
     const playbook = join(dir, "play.yml");
     writeFileSync(playbook, stringify(play));
     const r = await execa(
-      join(REPO, ".venv", "bin", "ansible-playbook"),
+      join(VENV_BIN, "ansible-playbook"),
       ["-i", join(lab.state, "inventory.ini"), playbook],
       {
         env: ansibleEnv(),

@@ -159,9 +159,26 @@ Subsystem sftp /usr/lib/openssh/sftp-server
 EOF
 	if ! pid_alive "$(cat "$RUN/sshd.pid" 2>/dev/null)"; then
 		/usr/sbin/sshd -t -f "$SSH_DIR/sshd_config"
-		ip netns exec "$ns" /usr/sbin/sshd -f "$SSH_DIR/sshd_config" -E "$NET_STATE/sshd.log"
+		# SSH sessions into node-1 (Ansible's) must not depend on root's shell startup files: on these machines
+		# ~/.bashrc runs `pyenv init`, which waits forever on a stale lock in ~/.pyenv/shims. sshd runs in a
+		# mount namespace of its own in which an empty file hides each of them that exists (the host's files are
+		# untouched); its sessions inherit that namespace.
+		: >"$SSH_DIR/empty-rc"
+		chmod 644 "$SSH_DIR/empty-rc"
+		ip netns exec "$ns" unshare --mount --propagation private sh -c '
+			empty=$1 home=$2
+			shift 2
+			for f in $HIDDEN_RC; do
+				if [ -f "$home/$f" ]; then mount --bind "$empty" "$home/$f" || exit 1; fi
+			done
+			exec "$@"' sh "$SSH_DIR/empty-rc" "$(root_home)" /usr/sbin/sshd -f "$SSH_DIR/sshd_config" -E "$NET_STATE/sshd.log"
 	fi
 }
+
+# Root's shell startup files that node-1's SSH sessions must not read (sshd_up hides them).
+HIDDEN_RC=".bashrc .bash_profile .bash_login .profile"
+export HIDDEN_RC
+root_home() { getent passwd root | cut -d: -f6; }
 
 # relay_up NAME PORT: root's 127.0.0.1:PORT reachable as 127.0.0.1:PORT inside every node's namespace (a node's
 # calico-node reaches the apiserver, or etcd, there), through a Unix socket under $NET_STATE/sock (mode 700): one

@@ -1,4 +1,6 @@
-// Running the real ansible, ansible-playbook and ansible-doc from .venv against this repository's ansible.cfg.
+// Running the real ansible, ansible-playbook and ansible-doc against this repository's ansible.cfg: from the
+// project's .venv, or from the venv in CALICO_ENCAP_ANSIBLE_VENV (make test-ansible-versions sets it to each
+// Kubespray Ansible built by test/ansible-versions/venv.sh).
 
 import { execa } from "execa";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -8,12 +10,18 @@ import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const VENV_BIN = join(REPO, ".venv", "bin");
+/** The bin directory of the Ansible under test. */
+export const VENV_BIN = join(process.env.CALICO_ENCAP_ANSIBLE_VENV || join(REPO, ".venv"), "bin");
 
-export function ansibleEnv(extra: Record<string, string> = {}): Record<string, string> {
+/** The environment for Ansible from the bin directory `bin` (VENV_BIN unless given). */
+export function ansibleEnv(
+  extra: Record<string, string> = {},
+  bin: string = VENV_BIN,
+): Record<string, string> {
   return {
     ANSIBLE_CONFIG: join(REPO, "ansible.cfg"),
-    PATH: `${VENV_BIN}:${process.env.PATH ?? ""}`,
+    // The Ansible under test first; then .venv/bin for calico-encap (make setup links it there) in module mode.
+    PATH: `${bin}:${join(REPO, ".venv", "bin")}:${process.env.PATH ?? ""}`,
     ANSIBLE_NOCOLOR: "1",
     ANSIBLE_LOCALHOST_WARNING: "0",
     ANSIBLE_INVENTORY_UNPARSED_WARNING: "0",
@@ -32,17 +40,23 @@ export interface TaskResult {
 
 /**
  * Runs one task on localhost with ansible-playbook and returns its registered result (written to a file by a
- * second task, since ansible-core 2.19 ships no json callback) and the play's output.
+ * last task, since ansible-core 2.19 ships no json callback) and the play's output; `after` tasks run between
+ * them and may replace task_result.
  */
 export async function runTask(
   task: Record<string, unknown>,
-  options: { args?: string[]; env?: Record<string, string> } = {},
+  options: {
+    args?: string[];
+    env?: Record<string, string>;
+    after?: Record<string, unknown>[];
+  } = {},
 ): Promise<{ result: TaskResult; exitCode: number; stdout: string }> {
   const dir = mkdtempSync(join(tmpdir(), "calico-encap-play-"));
   const playbook = join(dir, "play.yml");
   const resultFile = join(dir, "result.json");
   const tasks = [
     { ...task, register: "task_result", ignore_errors: true },
+    ...(options.after ?? []),
     {
       name: "Save the result",
       "ansible.builtin.copy": {

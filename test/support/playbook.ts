@@ -4,7 +4,7 @@
 import { execa } from "execa";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ansibleEnv, REPO } from "./ansible.js";
+import { ansibleEnv, REPO, VENV_BIN } from "./ansible.js";
 
 export const PLAYBOOKS = join(REPO, "ansible", "playbooks");
 
@@ -66,11 +66,14 @@ export async function runPlaybook(
     extraVars?: Record<string, unknown>;
     args?: string[];
     env?: Record<string, string>;
+    /** The bin directory of the Ansible to run (VENV_BIN unless given). */
+    bin?: string;
   } = {},
 ): Promise<PlaybookRun> {
   const vars = { ...backendVars(), ...options.extraVars };
+  const bin = options.bin ?? VENV_BIN;
   const r = await execa(
-    join(REPO, ".venv", "bin", "ansible-playbook"),
+    join(bin, "ansible-playbook"),
     [
       "-i",
       inventory,
@@ -78,7 +81,7 @@ export async function runPlaybook(
       ...(Object.keys(vars).length ? ["-e", JSON.stringify(vars)] : []),
       ...(options.args ?? []),
     ],
-    { reject: false, cwd: REPO, env: ansibleEnv(options.env), all: true },
+    { reject: false, cwd: REPO, env: ansibleEnv(options.env, bin), all: true },
   );
   const output = r.all ?? "";
   return { exitCode: r.exitCode ?? -1, output, recap: parseRecap(output) };

@@ -10,12 +10,55 @@ import type { Answer, Script } from "../../../support/fake-commands.js";
 
 export type Answerer = (exec: ExecMessage) => Answer | undefined;
 
-/** Answers from stand-in scripts keyed by program name (the argv[0] basename); undefined leaves it pending. */
+/** The words of a sh command line made of plain words and single-quoted parts (as shellWord writes them). */
+function shWords(line: string): string[] {
+  const words: string[] = [];
+  for (const m of line.matchAll(/(?:'[^']*'|\\.|[^\s'\\])+/g))
+    words.push(
+      m[0].replace(
+        /'([^']*)'|\\(.)/g,
+        (_, quoted: string | undefined, escaped: string | undefined) => quoted ?? escaped ?? "",
+      ),
+    );
+  return words;
+}
+
+/**
+ * The reads of a batch exec (src/bridge/batch.ts: sh -c PROGRAM), each as an exec of its own with its argv
+ * and timeout; undefined for any other exec.
+ */
+export function batchReads(exec: ExecMessage): ExecMessage[] | undefined {
+  const [sh, flag, program] = exec.argv;
+  if (sh !== "sh" || flag !== "-c" || !program?.startsWith("d=$(mktemp -d)")) return undefined;
+  const reads: ExecMessage[] = [];
+  for (const m of program.matchAll(/\((timeout .*?) >"\$d\/\d+o" 2>/g)) {
+    const [, , , seconds, ...argv] = shWords(m[1] ?? "");
+    reads.push({ op: "exec", id: exec.id, argv, stdin: null, timeout: Number(seconds) });
+  }
+  return reads;
+}
+
+/** What the batch program prints for these answers: one frame line per read. */
+function frames(answers: Answer[]): Answer {
+  const b64 = (text: string | undefined) => Buffer.from(text ?? "").toString("base64");
+  return {
+    stdout: answers
+      .map((a, i) => `calico-encap-batch ${i} ${a.rc ?? 0} ${b64(a.stdout)} ${b64(a.stderr)}\n`)
+      .join(""),
+  };
+}
+
+/** Answers from stand-in scripts keyed by program name (the argv[0] basename); undefined leaves it pending.
+ *  A batch exec gets each of its reads' answers framed as the batch program frames them. */
 export function scriptAnswerer(scripts: Record<string, Script>): Answerer {
-  return (exec) => {
+  const one = (exec: ExecMessage): Answer => {
     const script = scripts[basename(exec.argv[0] ?? "")] ?? {};
     const key = exec.argv.slice(1).join(" ");
     return script[key] ?? script["*"] ?? { rc: 3, stderr: `stand-in: no answer for ${key}` };
+  };
+  return (exec) => {
+    const reads = batchReads(exec);
+    return reads === undefined ? one(exec) : frames(reads.map(one));
   };
 }
 
@@ -23,6 +66,8 @@ export interface Conversation {
   /** Every message the backend wrote, in order. */
   messages: Record<string, unknown>[];
   execs: ExecMessage[];
+  /** Every command run on the target: each exec, or each read of a batch exec. */
+  commands: ExecMessage[];
   logs: { level: number; msg: string }[];
   result: Record<string, unknown> | undefined;
   /** The most exec ops that were waiting for an answer at once. */
@@ -49,6 +94,7 @@ export async function converse(
   const c: Conversation = {
     messages: [],
     execs: [],
+    commands: [],
     logs: [],
     result: undefined,
     maxPending: 0,
@@ -64,6 +110,7 @@ export async function converse(
     if (m.op !== "exec") return;
     const exec = m as unknown as ExecMessage;
     c.execs.push(exec);
+    c.commands.push(...(batchReads(exec) ?? [exec]));
     pending.add(exec.id);
     c.maxPending = Math.max(c.maxPending, pending.size);
     options.onExec?.(exec, input);

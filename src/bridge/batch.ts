@@ -1,0 +1,88 @@
+/**
+ * Several reads in one remote command: a POSIX sh program that runs each argv concurrently under coreutils
+ * `timeout`, waits for all, and prints one frame line per argv. The bridge sends it as one exec, so the reads
+ * of an observation cost one round trip to the target. Pure: the program's text and the parsing of its output.
+ *
+ * Frame line, one per argv, in order:  calico-encap-batch <index> <rc> <base64 stdout> <base64 stderr>
+ * base64 (coreutils) carries any bytes; an empty output is an empty field. Lines that are not frames (a
+ * login banner, a shell's noise) are ignored.
+ */
+import type { BatchCommand, CommandResult } from "../cluster/runner.js";
+
+/** Exit code of coreutils `timeout` when it stopped the command. */
+export const TIMEOUT_RC = 124;
+/** Seconds between timeout's TERM and KILL, as the action plugin uses for a single command. */
+export const KILL_AFTER = 5;
+/** rc given to an argv for which the program printed no frame, when the exec itself reported success. */
+export const NO_FRAME_RC = 255;
+
+const FRAME = /^calico-encap-batch (\d+) (\d+) ([A-Za-z0-9+/=]*) ([A-Za-z0-9+/=]*)$/;
+
+/** One word for sh: as is when it has nothing sh would interpret, else in single quotes. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The sh program, on one line (as it shows in Ansible's -vvv log): runs every command at once, prints their
+ *  frames. */
+export function batchProgram(commands: readonly BatchCommand[]): string {
+  const starts = commands.map((c, i) => {
+    const words = ["timeout", "-k", String(KILL_AFTER), String(c.timeoutSeconds), ...c.argv];
+    return `(${words.map(shellWord).join(" ")} >"$d/${i}o" 2>"$d/${i}e" </dev/null; echo $? >"$d/${i}r") &`;
+  });
+  // No single quote of its own (only in quoted argv words), so it reads plainly inside the plugin's quoting.
+  return [
+    "d=$(mktemp -d) || exit 125;",
+    'trap "rm -rf \\"$d\\"" EXIT;',
+    ...starts,
+    "wait;",
+    `i=0; while [ "$i" -lt ${commands.length} ]; do`,
+    'r=$(cat "$d/${i}r" 2>/dev/null); printf "calico-encap-batch %s %s " "$i" "${r:-255}";',
+    'base64 <"$d/${i}o" | tr -d "\\n"; printf " "; base64 <"$d/${i}e" | tr -d "\\n"; printf "\\n";',
+    "i=$((i + 1)); done",
+  ].join(" ");
+}
+
+/** Seconds the whole program may run: the longest command with its grace, and some for the framing. */
+export function batchTimeout(commands: readonly BatchCommand[]): number {
+  return Math.max(0, ...commands.map((c) => c.timeoutSeconds)) + KILL_AFTER + 5;
+}
+
+function decode(field: string): string {
+  return Buffer.from(field, "base64").toString("utf8");
+}
+
+/**
+ * Each command's result from the program's exec result. An argv without a frame (the program was stopped, the
+ * connection failed, sh or base64 is missing) gets the exec's own rc and stderr, so the caller reports what
+ * happened on the target.
+ */
+export function parseBatchOutput(
+  commands: readonly BatchCommand[],
+  exec: { rc: number; stdout: string; stderr: string },
+): CommandResult[] {
+  const frames = new Map<number, CommandResult>();
+  for (const line of exec.stdout.split("\n")) {
+    const m = FRAME.exec(line.replace(/\r$/, ""));
+    if (m === null) continue;
+    const rc = Number(m[2]);
+    frames.set(Number(m[1]), {
+      rc,
+      stdout: decode(m[3] ?? ""),
+      stderr: decode(m[4] ?? ""),
+      timedOut: rc === TIMEOUT_RC,
+    });
+  }
+  return commands.map((c, i) => {
+    const frame = frames.get(i);
+    if (frame !== undefined) return frame;
+    const rc = exec.rc === 0 ? NO_FRAME_RC : exec.rc;
+    const why = exec.stderr.trim() || `no output for it (exit code ${exec.rc})`;
+    return {
+      rc,
+      stdout: "",
+      stderr: `the batch of ${commands.length} reads on the target returned no result for ${c.argv.join(" ")}: ${why}`,
+      timedOut: exec.rc === TIMEOUT_RC,
+    };
+  });
+}

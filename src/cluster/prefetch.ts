@@ -1,0 +1,23 @@
+// The reads of one observation in one batch: a runner that sends the reads it is told of as one runAll at the
+// first command, and answers each of them from that batch once. Any other command goes to the runner as is.
+// The readers keep asking for their argv one by one; through the bridge the batch is one round trip.
+
+import type { BatchCommand, CommandResult, CommandRunner, RunOptions } from "./runner.js";
+import { runBatch } from "./runner.js";
+
+const key = (argv: readonly string[]): string => JSON.stringify(argv);
+
+export function prefetching(runner: CommandRunner, reads: readonly BatchCommand[]): CommandRunner {
+  let batch: Promise<CommandResult[]> | undefined;
+  const waiting = new Map<string, number>(reads.map((c, i) => [key(c.argv), i]));
+  return {
+    run(argv: readonly string[], options: RunOptions): Promise<CommandResult> {
+      const index = options.stdin === undefined ? waiting.get(key(argv)) : undefined;
+      if (index === undefined) return runner.run(argv, options);
+      waiting.delete(key(argv));
+      batch ??= runBatch(runner, reads);
+      return batch.then((results) => results[index] as CommandResult);
+    },
+    runAll: (commands) => runBatch(runner, commands),
+  };
+}

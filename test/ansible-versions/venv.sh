@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# venv.sh VERSION: prints the directory of a Python venv with Kubespray's Ansible `ansible==VERSION` installed from
+# requirements-VERSION.txt beside this script (pinned, every dependency), the way a Kubespray user installs it.
+# Built once under ${CALICO_ENCAP_VENVS:-~/.cache/calico-encap/venvs}/VERSION and keyed by the sha256 of the
+# requirements file (kept in VERSION/.complete): a changed pin rebuilds it, later runs reuse it.
+# Progress goes to stderr; only the directory goes to stdout.
+set -euo pipefail
+version="${1:?usage: venv.sh VERSION (e.g. 9.13.0)}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+req="$here/requirements-$version.txt"
+if [ ! -f "$req" ]; then
+  echo "venv.sh: no $req; the pinned versions are: $(cd "$here" && ls requirements-*.txt | sed 's/requirements-//; s/\.txt$//' | tr '\n' ' ')" >&2
+  exit 2
+fi
+key="$(sha256sum "$req" | cut -d' ' -f1)"
+dir="${CALICO_ENCAP_VENVS:-$HOME/.cache/calico-encap/venvs}/$version"
+if [ "$(cat "$dir/.complete" 2>/dev/null)" != "$key" ]; then
+  echo "venv.sh: building $dir from $req (once; later runs reuse it)" >&2
+  start=$SECONDS
+  rm -rf "$dir"
+  mkdir -p "$(dirname "$dir")"
+  # A venv records its own path in its scripts: build it where it stays, and mark it complete only at the end.
+  python3 -m venv "$dir"
+  "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$req" >&2
+  echo "$key" >"$dir/.complete"
+  echo "venv.sh: built $dir in $((SECONDS - start)) s" >&2
+fi
+echo "$dir"

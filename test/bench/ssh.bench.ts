@@ -1,0 +1,159 @@
+// Benchmarks over SSH on one lab (the LAB_* slot of the environment), figures for test/bench/FIGURES.md; none
+// fails on time:
+//   1. the preflight playbook minus a null playbook (the same play, no task) over SSH, with each Ansible in
+//      BENCH_VENVS (venv directories; default: the project's .venv);
+//   2. a migration poll over SSH: calico_encap_migrate towards the encapsulation the cluster already has (one
+//      poll, then changed: false) minus the null playbook, with this build's backend and with BENCH_BEFORE's
+//      (the cli.js of a build before the reads were batched), with the first venv;
+//   3. `calico-encap check` against the live lab (local commands) against `node -e 0`.
+// BENCH_RUNS runs of each (default 5), alternating, medians.
+//   node dist/test/bench/ssh.bench.js
+
+import { execa } from "execa";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { stringify } from "yaml";
+import { REPO, VENV_BIN, ansibleEnv } from "../support/ansible.js";
+import type { Lab } from "../support/lab.js";
+import { labDown, labUp, nodesStatus, waitUntil } from "../support/lab.js";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const VENVS = (process.env.BENCH_VENVS ?? dirname(VENV_BIN)).split(/\s+/).filter(Boolean);
+const CLI = join(REPO, "dist", "src", "cli.js");
+const BEFORE = process.env.BENCH_BEFORE;
+const PINNED_218 = {
+  calico_ipip_mode: "Always",
+  calico_vxlan_mode: "Never",
+  calico_network_backend: "bird",
+  calico_pool_blocksize: 24,
+};
+
+/** The check's flags for the cluster as Kubespray 2.18 left it (it passes). */
+const PINNED_FLAGS = [
+  "--ipip-mode",
+  "Always",
+  "--vxlan-mode",
+  "Never",
+  "--network-backend",
+  "bird",
+  "--pool-blocksize",
+  "24",
+];
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+}
+
+async function timed(argv: string[], env: Record<string, string>): Promise<number> {
+  const started = process.hrtime.bigint();
+  const r = await execa(argv[0] ?? "", argv.slice(1), { env, reject: false, all: true, cwd: REPO });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${r.exitCode}: ${r.all ?? ""}`);
+  return ms;
+}
+
+/** Median ms of each argv, run RUNS times in turn. */
+async function compare(
+  runs: Record<string, { argv: string[]; env: Record<string, string> }>,
+): Promise<Record<string, number>> {
+  const times: Record<string, number[]> = {};
+  for (let i = 0; i < RUNS; i++)
+    for (const [name, r] of Object.entries(runs))
+      (times[name] ??= []).push(await timed(r.argv, r.env));
+  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+}
+
+function nullPlaybook(): string {
+  const dir = mkdtempSync(join(tmpdir(), "calico-encap-bench-"));
+  const path = join(dir, "null.yml");
+  writeFileSync(
+    path,
+    stringify([
+      {
+        name: "The same play without a task",
+        hosts: "kube_control_plane",
+        gather_facts: false,
+        tasks: [],
+      },
+    ]),
+  );
+  return path;
+}
+
+async function main(): Promise<void> {
+  const lab: Lab = await labUp("kubespray-2.18");
+  try {
+    await waitUntil("calico-node ready", () => nodesStatus(lab).summary.podsReady === 3);
+    const inventory = join(lab.state, "inventory.ini");
+    const nul = nullPlaybook();
+    const play = (bin: string, name: string, vars: Record<string, unknown>) => [
+      join(bin, "ansible-playbook"),
+      "-i",
+      inventory,
+      name,
+      "-e",
+      JSON.stringify(vars),
+    ];
+    console.log(`${RUNS} runs each, medians; lab ${lab.state}`);
+    console.log("\n1. preflight.yml minus the null playbook over SSH (bridge)");
+    for (const venv of VENVS) {
+      const bin = join(venv, "bin");
+      const env = ansibleEnv({}, bin);
+      const m = await compare({
+        null: { argv: play(bin, nul, {}), env },
+        preflight: {
+          argv: play(bin, join(REPO, "ansible", "playbooks", "preflight.yml"), PINNED_218),
+          env,
+        },
+      });
+      console.log(
+        `  ${basename(venv)}: null ${m.null?.toFixed(0)} ms, preflight ${m.preflight?.toFixed(0)} ms, added ${((m.preflight ?? 0) - (m.null ?? 0)).toFixed(0)} ms`,
+      );
+    }
+    const venv = VENVS[0] ?? dirname(VENV_BIN);
+    const bin = join(venv, "bin");
+    console.log(
+      `\n2. one migration poll over SSH (migrate.yml to the current encapsulation), ${basename(venv)}`,
+    );
+    const backends: Record<string, string> = { after: CLI, ...(BEFORE ? { before: BEFORE } : {}) };
+    const runs: Record<string, { argv: string[]; env: Record<string, string> }> = {
+      null: { argv: play(bin, nul, {}), env: ansibleEnv({}, bin) },
+    };
+    for (const [name, cli] of Object.entries(backends))
+      runs[name] = {
+        argv: play(bin, join(REPO, "ansible", "playbooks", "migrate.yml"), PINNED_218),
+        env: ansibleEnv({ CALICO_ENCAP_BACKEND: cli }, bin),
+      };
+    const m = await compare(runs);
+    for (const name of Object.keys(backends))
+      console.log(
+        `  ${name}: ${m[name]?.toFixed(0)} ms, minus null ${((m[name] ?? 0) - (m.null ?? 0)).toFixed(0)} ms`,
+      );
+    console.log(`  null: ${m.null?.toFixed(0)} ms`);
+
+    console.log("\n3. calico-encap check on the live lab (local commands) against node -e 0");
+    const flags = [
+      "--calicoctl",
+      lab.calicoctlSh,
+      "--kubectl",
+      lab.kubectl,
+      "--kubeconfig",
+      lab.kubeconfig,
+    ];
+    const checks: Record<string, { argv: string[]; env: Record<string, string> }> = {
+      node: { argv: ["node", "-e", "0"], env: {} },
+      check: { argv: ["node", CLI, "check", ...flags, ...PINNED_FLAGS], env: {} },
+    };
+    if (BEFORE)
+      checks.checkBefore = { argv: ["node", BEFORE, ...checks.check!.argv.slice(2)], env: {} };
+    const c = await compare(checks);
+    for (const [k, v] of Object.entries(c))
+      console.log(`  ${k}: ${v.toFixed(0)} ms (${(v / (c.node ?? 1)).toFixed(2)}x node)`);
+  } finally {
+    await labDown();
+  }
+}
+
+await main();
