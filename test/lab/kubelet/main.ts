@@ -15,6 +15,7 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { log, readEnvFile } from "../lab-env.js";
 import { promisify } from "node:util";
 import { Api, ApiError } from "../standin/apiserver.js";
 import { writeAtomic } from "../standin/dataplane.js";
@@ -32,20 +33,6 @@ const NAMESPACE = "kube-system";
 const PROBE_NAMESPACE = "default";
 const PROBE_LABEL = "calico-encap.lab/prober";
 const execFileP = promisify(execFile);
-
-function log(msg: string): void {
-  process.stdout.write(`${new Date().toISOString()} ${msg}\n`);
-}
-
-function readEnvFile(file: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!existsSync(file)) return out;
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    const m = /^export ([A-Z_0-9]+)=(.*)$/.exec(line);
-    if (m?.[1] && m[2] !== undefined) out[m[1]] = m[2];
-  }
-  return out;
-}
 
 interface K8sPod {
   metadata: {

@@ -36,17 +36,20 @@ export interface ProbePod {
   error: string | null;
 }
 
+/** What the tests read of either the lab kubelet's or the stand-in's status: counts over the nodes. */
+export interface NodesSummary {
+  nodes: number;
+  pods: number;
+  podsReady: number;
+  birdRunning: number;
+  vxlanDevices: number;
+  ipipTunnelAddrs: number;
+  vxlanTunnelAddrs: number;
+}
+
 export interface KubeletStatus {
   kind: "lab-kubelet";
-  summary: {
-    nodes: number;
-    pods: number;
-    podsReady: number;
-    birdRunning: number;
-    vxlanDevices: number;
-    ipipTunnelAddrs: number;
-    vxlanTunnelAddrs: number;
-  };
+  summary: NodesSummary;
   nodes: Record<string, NodeStatus>;
   probePods: ProbePod[];
   warnings: string[];

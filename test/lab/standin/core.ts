@@ -5,6 +5,7 @@
 
 import { createHash } from "node:crypto";
 import type { DataplaneSpec, NodeDataplane, RouteSpec } from "../dataplane/spec.js";
+import type { NodesSummary } from "../kubelet/status.js";
 import type { IpNet } from "./ip.js";
 import { contains, formatCidr, formatIp, nthBlock, parseCidr, parseIp } from "./ip.js";
 import type { Selector } from "./selector.js";
@@ -133,15 +134,7 @@ export interface NodeStatus {
 export interface Status {
   calicoVersion: string | null;
   felixLegacyDefaults: boolean;
-  summary: {
-    nodes: number;
-    pods: number;
-    podsReady: number;
-    birdRunning: number;
-    vxlanDevices: number;
-    ipipTunnelAddrs: number;
-    vxlanTunnelAddrs: number;
-  };
+  summary: NodesSummary;
   nodes: Record<string, NodeStatus>;
   warnings: string[];
 }

@@ -13,6 +13,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { log, readEnvFile } from "../lab-env.js";
 import { Api, ApiError } from "./apiserver.js";
 import type { Action, Options, State, Status } from "./core.js";
 import { DEFAULT_OPTIONS, NAMESPACE, POD_LABEL, initialState, step } from "./core.js";
@@ -20,20 +21,6 @@ import { dataplaneAdapter, writeAtomic } from "./dataplane.js";
 import type { Faults, Observed } from "./types.js";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
-
-function log(msg: string): void {
-  process.stdout.write(`${new Date().toISOString()} ${msg}\n`);
-}
-
-function readEnvFile(file: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!existsSync(file)) return out;
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    const m = /^export ([A-Z_0-9]+)=(.*)$/.exec(line);
-    if (m?.[1] && m[2] !== undefined) out[m[1]] = m[2];
-  }
-  return out;
-}
 
 function num(name: string, dflt: number): number {
   const v = process.env[name];
