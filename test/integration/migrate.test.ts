@@ -19,6 +19,7 @@ import {
   resetProber,
   resourceVersions,
   nodesStatus,
+  poolSwitchWindowMs,
   startProber,
   waitUntil,
 } from "../support/lab.js";
@@ -79,6 +80,12 @@ describe("calico_encap_migrate on the lab", function () {
       pools: [{ name: "default-pool", ipip_mode: "Never", vxlan_mode: "Always" }],
     });
     expect(r.warnings?.join(" ")).to.include("MTU");
+    // The stand-in's figures, bounded from this run: loss only inside the pool switch step.
+    const windowMs = poolSwitchWindowMs(r.steps as { title: string; seconds: number }[]);
+    expect(p.longest_gap_ms, "the longest gap fits in the pool switch step").to.be.below(windowMs);
+    expect(p.lost, "the loss fits in the pool switch step").to.be.at.most(
+      (p.rate_pps * windowMs) / 1000,
+    );
     for (const node of ["node-1", "node-2", "node-3"])
       expect(await hasVxlanDevice(node), node).to.equal(true);
     expect(nodesStatus(lab).summary.birdRunning).to.equal(0);

@@ -150,6 +150,16 @@ export function realCalicoNode(lab: Lab): boolean {
   return existsSync(join(lab.state, "kubelet", "status.json"));
 }
 
+/**
+ * The bound a migration's loss is held to, from its own result: the pool switch step's duration plus 1 s (the
+ * window opens at the pool write and closes once every node routes the pool the new way, inside that step).
+ */
+export function poolSwitchWindowMs(steps: { title: string; seconds: number }[]): number {
+  const step = steps.find((s) => /Switch IPPool/.test(s.title));
+  if (!step) throw new Error(`no pool switch among the steps: ${JSON.stringify(steps)}`);
+  return (step.seconds + 1) * 1000;
+}
+
 /** Polls until check() is true; fails with what was last seen after timeoutMs. */
 export async function waitUntil(
   what: string,
