@@ -100,8 +100,9 @@ fixtures: setup lab-build
 	bash test/lab/record-fixtures.sh
 
 # A second lab slot (state folder, ports, bridge, namespaces, underlay), so two stages that start labs run at once.
-LAB_SLOT_B := LAB_STATE=$(CURDIR)/.lab-b LAB_ETCD_PORT=33790 LAB_ETCD_PEER_PORT=33800 LAB_APISERVER_PORT=36443 \
-	LAB_KCM_PORT=36257 LAB_SCHEDULER_PORT=36259 LAB_BRIDGE=calabb LAB_NETNS_PREFIX=calabb- LAB_UNDERLAY=172.31.249
+# Its ports stay below the kernel's ephemeral range (32768-60999), where an outgoing connection may hold them.
+LAB_SLOT_B := LAB_STATE=$(CURDIR)/.lab-b LAB_ETCD_PORT=28790 LAB_ETCD_PEER_PORT=28800 LAB_APISERVER_PORT=28443 \
+	LAB_KCM_PORT=28257 LAB_SCHEDULER_PORT=28259 LAB_BRIDGE=calabb LAB_NETNS_PREFIX=calabb- LAB_UNDERLAY=172.31.249
 
 # Runs every stage even when one fails, so one run shows everything; fails at the end if any stage failed.
 # The stages without a lab run first; then the integration tests (lab slot A, the default) and, at the same time,
