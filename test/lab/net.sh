@@ -3,7 +3,8 @@
 # per data-plane node with a veth into the bridge, sshd in node-1's namespace, and two relays that
 # let node-1 reach the apiserver and etcd on its own 127.0.0.1 (over Unix sockets, so nothing new
 # listens on any network interface of the root namespace). Nothing here routes out of the machine:
-# the namespaces' default route has no gateway (on-link on the bridge, which no real interface is attached to).
+# the namespaces have no route out (the lab kubelet adds a gateway-less default route for the real calico-node)
+# and the bridge is not attached to a real interface.
 #
 #   net.sh up       create (idempotent; installs iproute2, iputils-ping, openssh-server, socat if missing)
 #   net.sh down     stop the prober, sshd and relays; delete the namespaces and the bridge
@@ -116,11 +117,7 @@ link set lo up
 addr replace $addr/24 dev eth0
 addr replace fd00:172:31:250::$((10 + i))/64 dev eth0 nodad
 link set eth0 up
-route replace default dev eth0
 EOF
-	# A default route, as every node has one: Calico's pods reach their gateway 169.254.1.1 by proxy ARP on the
-	# cali* interface, which the kernel answers only with a route for it. Without a gateway nothing leaves the
-	# underlay (no one on the bridge answers for other addresses).
 	# A node routes nothing it is not told to; replies from pod addresses need no rp_filter help.
 	# Forwarding on, as Kubespray's sysctl settings leave every node (pods' traffic is forwarded).
 	ip netns exec "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \

@@ -108,6 +108,11 @@ async function main(): Promise<void> {
       mode: 0o600,
     });
     kubeconfigs.set(node, kubeconfig);
+    // Every node has a default route; Calico's pods reach their gateway 169.254.1.1 by proxy ARP on the cali*
+    // interface, which the kernel answers only with a route for it. Without a gateway nothing leaves the underlay.
+    // (Only here: on a stand-in lab, whose pod addresses sit on the nodes' lo, a default route would carry probes
+    // past a missing route by ARP.)
+    await execFileP("ip", ["-n", netns, "route", "replace", "default", "dev", "eth0"]);
     sandboxes.set(node, await Sandbox.start(node, netns, root, binDir));
   }
   log(
