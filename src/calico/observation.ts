@@ -2,6 +2,7 @@
 // calico-node DaemonSet's rollout. The cluster is the only state: plans are computed from this alone.
 
 import type { Backend, EncapMode, Live } from "./model.js";
+import type { MaxUnavailable } from "./rollout.js";
 
 export type TunnelKind = "ipip" | "vxlan" | "vxlanV6";
 
@@ -56,6 +57,13 @@ export interface RolloutObservation {
   ready: number;
   /** status.observedGeneration has caught up with metadata.generation. */
   observed: boolean;
+  /**
+   * spec.updateStrategy.rollingUpdate.maxUnavailable (null: unset, Kubernetes' default 1); undefined when the
+   * DaemonSet was not read or does not roll (OnDelete): then nothing is changed about it.
+   */
+  maxUnavailable?: MaxUnavailable;
+  /** The maxUnavailable a migration found and keeps in the annotation HELD_MAX_UNAVAILABLE; undefined without it. */
+  heldMaxUnavailable?: MaxUnavailable;
 }
 
 export interface ClusterObservation {

@@ -3,13 +3,15 @@
 // observes and plans again, so the plan only ever needs to be right from the state it is given.
 //
 // Order (reference/calico.md, reference/kubespray-calico.md):
-//  - towards BGP-routed pools (IPIP or unencapsulated): backend bird first, rolled out, BIRD peered;
+//  - towards BGP-routed pools (IPIP or unencapsulated): backend bird first, rolled out on every node at once
+//    (rollout.ts: a BIRD pod is Ready only with its peers running BIRD), BIRD peered;
 //  - Felix's IPIP / VXLAN turned on before any pool needs it;
 //  - each pool's ipipMode and vxlanMode switched in ONE write (Calico rejects both on), then wait until
 //    every node the pool selects has its tunnel address and calico-node is ready;
 //  - Felix's unused encapsulations unset (an explicit false leaves tunl0's address; unset follows the pools
 //    on Calico >= 3.23 and is false before);
-//  - away from BGP: the backend switched last, once no pool needs BIRD.
+//  - away from BGP: the backend switched last, once no pool needs BIRD;
+//  - the DaemonSet's maxUnavailable put back as it was found, when the run changed it.
 
 import { effectiveFlag } from "./felix.js";
 import type { FelixInputs } from "./felix.js";
@@ -20,6 +22,8 @@ import { poolsNeedingBgp, runningBackend, poolsStrandedBy } from "./routing.js";
 import { backendRunsBgp, poolModeViolations } from "./rules.js";
 import { nodesToConverge } from "./scheduling.js";
 import { missingTunnels } from "./tunnels.js";
+import type { MaxUnavailable } from "./rollout.js";
+import { ALL_AT_ONCE, rollsAllAtOnce, showMaxUnavailable } from "./rollout.js";
 
 export type Write =
   | { kind: "felix"; set: { ipipEnabled?: boolean | null; vxlanEnabled?: boolean | null } }
@@ -29,7 +33,14 @@ export type Write =
       from: { ipipMode: EncapMode; vxlanMode: EncapMode };
       set: { ipipMode: EncapMode; vxlanMode: EncapMode };
     }
-  | { kind: "backend"; from: string | null; backend: Backend };
+  | { kind: "backend"; from: string | null; backend: Backend }
+  | {
+      kind: "rollout";
+      from: MaxUnavailable;
+      maxUnavailable: MaxUnavailable;
+      /** true: keep `from` in the DaemonSet's annotation; false: remove the annotation. */
+      hold: boolean;
+    };
 
 export interface Step {
   title: string;
@@ -121,7 +132,23 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
   const needIpip = poolsUsing(finalPools, "ipip").length > 0;
   const needVxlan = poolsUsing(finalPools, "vxlan").length > 0;
 
+  const rollout = obs.rollout;
+  let held = rollout.heldMaxUnavailable;
+  let maxUnavailable = rollout.maxUnavailable;
   if (needBgp && !backendRunsBgp(backend)) {
+    if (held === undefined && rollout.maxUnavailable !== undefined && !rollsAllAtOnce(rollout)) {
+      steps.push({
+        title: `Let calico-node roll on every node at once (DaemonSet maxUnavailable ${ALL_AT_ONCE}, was ${showMaxUnavailable(rollout.maxUnavailable)}): a BIRD pod turns Ready only once its peers run BIRD too`,
+        write: {
+          kind: "rollout",
+          from: rollout.maxUnavailable,
+          maxUnavailable: ALL_AT_ONCE,
+          hold: true,
+        },
+      });
+      held = rollout.maxUnavailable;
+      maxUnavailable = ALL_AT_ONCE;
+    }
     steps.push({
       title:
         "Switch calico-config to backend bird and roll calico-node (BIRD must run and peer first)",
@@ -169,6 +196,16 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
     steps.push({
       title: `Switch calico-config to backend ${target.backend} and roll calico-node`,
       write: { kind: "backend", from: backend, backend: target.backend },
+    });
+  if (held !== undefined)
+    steps.push({
+      title: `Restore the calico-node DaemonSet's maxUnavailable to ${showMaxUnavailable(held)}`,
+      write: {
+        kind: "rollout",
+        from: maxUnavailable ?? null,
+        maxUnavailable: held,
+        hold: false,
+      },
     });
   return { ok: true, steps };
 }

@@ -10,6 +10,7 @@ import type {
   Toleration,
   TunnelKind,
 } from "../calico/observation.js";
+import { HELD_MAX_UNAVAILABLE, parseHeld } from "../calico/rollout.js";
 import type { Json } from "./decode.js";
 import { field, isObject, str } from "./decode.js";
 
@@ -140,7 +141,26 @@ export function parseRollout(daemonSet: Json | undefined): RolloutObservation {
     updated: num("status", "updatedNumberScheduled"),
     ready: num("status", "numberReady"),
     observed: num("status", "observedGeneration") >= num("metadata", "generation"),
+    ...maxUnavailableOf(daemonSet),
   };
+}
+
+/** The DaemonSet's maxUnavailable (when it rolls) and the one a migration keeps in its annotation. */
+function maxUnavailableOf(
+  daemonSet: Json | undefined,
+): Pick<RolloutObservation, "maxUnavailable" | "heldMaxUnavailable"> {
+  const out: Pick<RolloutObservation, "maxUnavailable" | "heldMaxUnavailable"> = {};
+  const type = field(daemonSet, "spec", "updateStrategy", "type");
+  if (daemonSet && (type === undefined || type === "RollingUpdate")) {
+    const v = field(daemonSet, "spec", "updateStrategy", "rollingUpdate", "maxUnavailable");
+    out.maxUnavailable = typeof v === "number" || typeof v === "string" ? v : null;
+  }
+  const held = field(daemonSet, "metadata", "annotations", HELD_MAX_UNAVAILABLE);
+  if (typeof held === "string") {
+    const v = parseHeld(held);
+    if (v !== undefined) out.heldMaxUnavailable = v;
+  }
+  return out;
 }
 
 /** Node names whose calico-node pod is Running, Ready and not being deleted. */

@@ -5,6 +5,7 @@
 import type { Backend } from "../calico/model.js";
 import type { Write } from "../calico/plan.js";
 import { kubectlBase } from "./read-kubectl.js";
+import { HELD_MAX_UNAVAILABLE, heldValue } from "../calico/rollout.js";
 
 export interface WriteContext {
   client: "calicoctl" | "kubectl";
@@ -83,6 +84,31 @@ export function commandsFor(write: Write, c: WriteContext): Command[] {
       ];
     case "pool":
       return [calico("ippool", "ippools.crd.projectcalico.org", write.pool, write.set)];
+    case "rollout": {
+      const patch = {
+        metadata: {
+          annotations: { [HELD_MAX_UNAVAILABLE]: write.hold ? heldValue(write.from) : null },
+        },
+        spec: { updateStrategy: { rollingUpdate: { maxUnavailable: write.maxUnavailable } } },
+      };
+      return [
+        {
+          what: `DaemonSet kube-system/calico-node maxUnavailable ${JSON.stringify(write.maxUnavailable)}${write.hold ? ` (was ${JSON.stringify(write.from)}, kept in annotation ${HELD_MAX_UNAVAILABLE})` : ""}`,
+          argv: [
+            ...kubectl,
+            "--namespace",
+            "kube-system",
+            "patch",
+            "daemonset",
+            "calico-node",
+            "--type",
+            "strategic",
+            "-p",
+            JSON.stringify(patch),
+          ],
+        },
+      ];
+    }
     case "backend": {
       const data = {
         calico_backend: write.backend,

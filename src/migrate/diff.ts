@@ -6,6 +6,8 @@ import { runningBackend } from "../calico/routing.js";
 
 type Objects = Record<string, Record<string, unknown>>;
 
+const ROLLOUT = "DaemonSet kube-system/calico-node";
+
 function before(obs: ClusterObservation, writes: readonly Write[]): Objects {
   const out: Objects = {};
   for (const w of writes) {
@@ -18,9 +20,11 @@ function before(obs: ClusterObservation, writes: readonly Write[]): Objects {
     } else if (w.kind === "pool") {
       const p = obs.live.pools.find((x) => x.name === w.pool);
       out[`IPPool/${w.pool}`] = { ipipMode: p?.ipipMode ?? null, vxlanMode: p?.vxlanMode ?? null };
+    } else if (w.kind === "rollout") {
+      out[ROLLOUT] = { ...out[ROLLOUT], maxUnavailable: obs.rollout.maxUnavailable ?? null };
     } else {
       out["ConfigMap kube-system/calico-config"] = { calico_backend: runningBackend(obs.live) };
-      out["DaemonSet kube-system/calico-node"] = { template_backend: obs.rollout.templateBackend };
+      out[ROLLOUT] = { ...out[ROLLOUT], template_backend: obs.rollout.templateBackend };
     }
   }
   return out;
@@ -31,9 +35,11 @@ function after(start: Objects, writes: readonly Write[]): Objects {
   for (const w of writes) {
     if (w.kind === "felix") Object.assign(out["FelixConfiguration/default"] ?? {}, w.set);
     else if (w.kind === "pool") Object.assign(out[`IPPool/${w.pool}`] ?? {}, w.set);
+    else if (w.kind === "rollout")
+      out[ROLLOUT] = { ...out[ROLLOUT], maxUnavailable: w.maxUnavailable };
     else {
       out["ConfigMap kube-system/calico-config"] = { calico_backend: w.backend };
-      out["DaemonSet kube-system/calico-node"] = { template_backend: w.backend };
+      out[ROLLOUT] = { ...out[ROLLOUT], template_backend: w.backend };
     }
   }
   return out;

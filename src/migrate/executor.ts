@@ -11,6 +11,11 @@ import { plan, runningBackend, unsettled } from "../calico/plan.js";
 import type { Backend } from "../calico/model.js";
 import { nodesToConverge } from "../calico/scheduling.js";
 import { missingTunnels } from "../calico/tunnels.js";
+import {
+  felixRestartPending,
+  restartsFelixAtOnce,
+  tunnelsChanged,
+} from "../calico/felix-restart.js";
 import type { Clock } from "../cluster/lock.js";
 import { LockLost } from "../cluster/lock.js";
 
@@ -86,16 +91,34 @@ interface Settled {
   pending: string[];
 }
 
+/** What the wait after a write watches for Felix's restarts (felix-restart.ts). */
+interface AfterWrite {
+  /** The observation before the write: tunnel addresses that change from it restart Felix on their node. */
+  before: ClusterObservation | null;
+  write: Write | null;
+}
+
 /**
  * Waits until nothing is pending on two polls in a row, the first a wait_sleep after the write. Each poll renews
- * the Lease and reads the cluster; a failed renewal or read counts as pending (LockLost ends the run).
+ * the Lease and reads the cluster; a failed renewal or read counts as pending (LockLost ends the run). Felix's
+ * restart after the write (its encapsulation flags) or after a tunnel address changed counts as pending for
+ * FELIX_RESTART_SECONDS from when the change was seen.
  * Logs each poll at -v: "<label>: 2 of 3 nodes converged (12 s); waiting for ...".
  */
-async function settle(io: MigrationIo, o: WaitOptions, label: string): Promise<Settled> {
+async function settle(
+  io: MigrationIo,
+  o: WaitOptions,
+  label: string,
+  after: AfterWrite = { before: null, write: null },
+): Promise<Settled> {
   const start = io.clock.now();
   const deadline = start + o.waitTimeoutSeconds * 1000;
   let calm = 0;
   let obs: ClusterObservation | null = null;
+  let previous = after.before;
+  let restart: { at: number; nodes: string[] } | null = restartsFelixAtOnce(after.write)
+    ? { at: start, nodes: [] }
+    : null;
   for (;;) {
     await io.clock.sleep(o.waitSleepSeconds * 1000);
     const pending: string[] = [];
@@ -110,10 +133,15 @@ async function settle(io: MigrationIo, o: WaitOptions, label: string): Promise<S
       obs = await io.observe();
       pending.push(...unsettled(obs));
       state = converged(obs);
+      const changed = previous ? tunnelsChanged(previous.nodes, obs.nodes) : [];
+      if (changed.length) restart = { at: io.clock.now(), nodes: changed };
+      previous = obs;
     } catch (e) {
       pending.push(`reading the cluster failed: ${brief(e)}`);
       state = "cluster not read";
     }
+    const felix = felixRestartPending(restart, io.clock.now());
+    if (felix) pending.push(felix);
     const seconds = Math.round((io.clock.now() - start) / 1000);
     io.log(
       1,
@@ -187,7 +215,7 @@ async function drive(
     }
     let settled: Settled;
     try {
-      settled = await settle(io, o, stepLabel);
+      settled = await settle(io, o, stepLabel, { before: obs, write: step.write });
     } finally {
       if (entry) entry.seconds = (io.clock.now() - t0) / 1000;
     }
@@ -230,7 +258,10 @@ async function restoreFelix(
   };
   await renewAndWrite(io, o, write);
   done.push(step);
-  const settled = await settle(io, o, "rollback: restoring FelixConfiguration default");
+  const settled = await settle(io, o, "rollback: restoring FelixConfiguration default", {
+    before: now,
+    write,
+  });
   if (settled.obs) seen(settled.obs);
   step.seconds = (io.clock.now() - t0) / 1000;
   step.settled = settled.pending.length === 0;

@@ -47,7 +47,14 @@ export function converge(obs: ClusterObservation): ClusterObservation {
   return {
     ...obs,
     nodes,
-    rollout: { templateBackend: backend, desired: 3, updated: 3, ready: 3, observed: true },
+    rollout: {
+      ...obs.rollout,
+      templateBackend: backend,
+      desired: 3,
+      updated: 3,
+      ready: 3,
+      observed: true,
+    },
   };
 }
 
@@ -61,6 +68,11 @@ export function applyWrite(obs: ClusterObservation, w: Write): ClusterObservatio
     live.felixDefault = next;
   } else if (w.kind === "pool") {
     live.pools = live.pools.map((p) => (p.name === w.pool ? { ...p, ...w.set } : p));
+  } else if (w.kind === "rollout") {
+    const rollout = { ...obs.rollout, maxUnavailable: w.maxUnavailable };
+    if (w.hold) rollout.heldMaxUnavailable = w.from;
+    else delete rollout.heldMaxUnavailable;
+    return { ...obs, live, rollout };
   } else {
     live.configMapBackend = w.backend;
   }
@@ -107,7 +119,15 @@ export function start(
   return converge({
     live,
     nodes,
-    rollout: { templateBackend: b, desired: 3, updated: 3, ready: 3, observed: true },
+    // Kubespray's calico-node DaemonSet: updateStrategy RollingUpdate, maxUnavailable 20%.
+    rollout: {
+      templateBackend: b,
+      desired: 3,
+      updated: 3,
+      ready: 3,
+      observed: true,
+      maxUnavailable: "20%",
+    },
   });
 }
 

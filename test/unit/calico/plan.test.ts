@@ -201,14 +201,62 @@ describe("calico_encap_migrate planner", () => {
     ]);
   });
 
-  it("VXLAN/vxlan -> IPIP: backend bird first, then Felix IPIP, then the pool", () => {
+  it("VXLAN/vxlan -> IPIP: every node at once, backend bird, then Felix IPIP, the pool, and maxUnavailable back", () => {
     const { titles } = migrate(
       start("VXLAN Always", "vxlan", "explicit"),
       target("IPIP Always", "bird"),
     );
-    expect(titles[0]).to.match(/backend bird/);
-    expect(titles[1]).to.match(/Enable ipipEnabled/);
-    expect(titles[2]).to.match(/Switch IPPool default-pool to ipipMode Always/);
+    expect(titles[0]).to.match(
+      /roll on every node at once \(DaemonSet maxUnavailable 100%, was 20%\)/,
+    );
+    expect(titles[1]).to.match(/backend bird/);
+    expect(titles[2]).to.match(/Enable ipipEnabled/);
+    expect(titles[3]).to.match(/Switch IPPool default-pool to ipipMode Always/);
+    expect(titles.at(-1)).to.equal("Restore the calico-node DaemonSet's maxUnavailable to 20%");
+  });
+
+  it("rolls a switch to BIRD on every node at once only when the DaemonSet rolls fewer at a time", () => {
+    const from = start("VXLAN Always", "vxlan", "explicit");
+    const kinds = (maxUnavailable: number | string | null | undefined, desired = 3) => {
+      const p = plan(
+        { ...from, rollout: { ...from.rollout, maxUnavailable, desired } },
+        target("IPIP Always", "bird"),
+      );
+      return p.ok ? p.steps.map((s) => s.write?.kind) : p.reason;
+    };
+    expect(kinds("20%")[0]).to.equal("rollout");
+    expect(kinds(null)[0], "unset is Kubernetes' default, 1").to.equal("rollout");
+    expect(kinds(2)[0]).to.equal("rollout");
+    expect(kinds(3)).to.not.include("rollout");
+    expect(kinds("100%")).to.not.include("rollout");
+    expect(kinds("67%"), "rounded up, as the controller does: 3 of 3").to.not.include("rollout");
+    expect(kinds("34%")[0], "2 of 3").to.equal("rollout");
+    expect(kinds("20%", 1), "one node").to.not.include("rollout");
+    expect(kinds(undefined), "OnDelete or not read: left alone").to.not.include("rollout");
+    // Towards VXLAN, no BIRD pod waits for peers: the DaemonSet rolls as it is.
+    const p = plan(from, target("VXLAN CrossSubnet", "vxlan"));
+    expect(p.ok && p.steps.map((s) => s.write?.kind)).to.not.include("rollout");
+  });
+
+  it("puts back the maxUnavailable a killed run kept in the annotation, last, and writes it as it was", () => {
+    const to = start("IPIP Always", "bird", "explicit");
+    const killed = {
+      ...to,
+      rollout: { ...to.rollout, maxUnavailable: "100%", heldMaxUnavailable: null },
+    };
+    const p = plan(killed, target("IPIP Always", "bird"));
+    expect(p.ok && p.steps.map((s) => s.write)).to.deep.equal([
+      { kind: "rollout", from: "100%", maxUnavailable: null, hold: false },
+    ]);
+    expect(p.ok && p.steps[0]?.title).to.equal(
+      "Restore the calico-node DaemonSet's maxUnavailable to unset (1)",
+    );
+    // A rollback from there to VXLAN switches the backend first, then restores it.
+    const back = plan(killed, target("VXLAN Always", "vxlan"));
+    expect(back.ok && back.steps.map((s) => s.write?.kind).slice(-2)).to.deep.equal([
+      "backend",
+      "rollout",
+    ]);
   });
 
   it("finishes a backend switch interrupted between calico-config and the pod template, before any pool moves", () => {
@@ -217,12 +265,14 @@ describe("calico_encap_migrate planner", () => {
     const half = { ...from, live: { ...from.live, configMapBackend: "bird" } };
     const p = plan(half, target("IPIP Always", "bird"));
     expect(p.ok && p.steps.map((s) => s.write?.kind)).to.deep.equal([
+      "rollout",
       "backend",
       "felix",
       "pool",
       "felix",
+      "rollout",
     ]);
-    expect(p.ok && p.steps[0]?.write).to.deep.include({ kind: "backend", backend: "bird" });
+    expect(p.ok && p.steps[1]?.write).to.deep.include({ kind: "backend", backend: "bird" });
     const back = plan(half, target("VXLAN Always", "vxlan"));
     expect(back.ok && back.steps.map((s) => s.write?.kind)).to.deep.equal(["backend"]);
   });

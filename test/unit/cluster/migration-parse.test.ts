@@ -54,7 +54,28 @@ describe("parsing what the migration waits on (recorded lab output)", () => {
       updated: 3,
       ready: 0,
       observed: true,
+      maxUnavailable: "20%",
     });
+  });
+
+  it("reads maxUnavailable only when the DaemonSet rolls, and the one a migration kept in its annotation", () => {
+    const ds = (strategy: object, annotations: Record<string, string> = {}): Json => ({
+      kind: "DaemonSet",
+      metadata: { generation: 1, annotations },
+      spec: { updateStrategy: strategy },
+      status: { observedGeneration: 1 },
+    });
+    expect(parseRollout(ds({ type: "OnDelete" })).maxUnavailable).to.equal(undefined);
+    expect(parseRollout(ds({ type: "RollingUpdate" })).maxUnavailable).to.equal(null);
+    expect(
+      parseRollout(ds({ type: "RollingUpdate", rollingUpdate: { maxUnavailable: 2 } }))
+        .maxUnavailable,
+    ).to.equal(2);
+    const held = (text: string) =>
+      parseRollout(ds({}, { "calico-encap-migrate/max-unavailable": text })).heldMaxUnavailable;
+    expect(held('"20%"')).to.equal("20%");
+    expect(held("null")).to.equal(null);
+    expect(held("{oops"), "unreadable: as if absent").to.equal(undefined);
   });
 
   it("counts a pod Ready only when its Ready condition is True and it is not being deleted", () => {

@@ -5,6 +5,7 @@ import { LockLost, LockRefused } from "../../../src/cluster/lock.js";
 import type { MigrationIo } from "../../../src/migrate/executor.js";
 import { MigrationFailed, migrate } from "../../../src/migrate/executor.js";
 import { applyWrite, converge, start, target } from "../../support/sim-cluster.js";
+import { FELIX_RESTART_SECONDS } from "../../../src/calico/felix-restart.js";
 
 /** A cluster that takes `lag` polls to converge after each write; `stuck` never gets its VXLAN address. */
 class SimIo implements MigrationIo {
@@ -116,6 +117,20 @@ describe("calico_encap_migrate executor", () => {
     const progress = io.logs.filter((l) => /^step 2\/4 'Switch IPPool default-pool/.test(l));
     expect(progress.length, io.logs.join("\n")).to.be.greaterThan(1);
     expect(progress[1], progress.join("\n")).to.match(/': [0-3] of 3 nodes converged \(\d+ s\)/);
+  });
+
+  it("holds the next write for Felix's restart after a tunnel address or encapsulation change", async () => {
+    const io = new SimIo(start("IPIP Always", "bird", "explicit"), 0);
+    const run = await migrate(io, TO_219, { ...WAIT, waitSleepSeconds: 1 });
+    const seconds = (kind: string): number[] =>
+      run.steps.filter((s) => s.write?.kind === kind).map((s) => s.seconds);
+    // Felix flags: from the write; the pool: from the poll that saw the new addresses (1 s after the write).
+    for (const s of seconds("felix")) expect(s).to.be.at.least(FELIX_RESTART_SECONDS);
+    expect(seconds("pool")[0]).to.be.at.least(1 + FELIX_RESTART_SECONDS);
+    expect(seconds("backend")[0], "a rollout restarts no Felix by itself: two polls").to.equal(2);
+    expect(io.logs.join("\n")).to.match(
+      /Switch IPPool.*waiting for Felix restarting on node-1, node-2, node-3 after its tunnel address changed \(\d s left/,
+    );
   });
 
   it("reports no change on a second run", async () => {

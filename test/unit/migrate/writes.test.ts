@@ -39,6 +39,38 @@ describe("migration writes", () => {
     ]);
   });
 
+  it("keeps the DaemonSet's maxUnavailable in an annotation while it rolls every node at once, and puts it back", () => {
+    const patchOf = (w: Parameters<typeof commandsFor>[0]): unknown => {
+      const [cmd, ...rest] = commandsFor(w, CTX);
+      expect(rest).to.deep.equal([]);
+      expect(cmd?.argv.slice(0, 9)).to.deep.equal([
+        "/usr/local/bin/kubectl",
+        "--kubeconfig",
+        "/etc/kubernetes/admin.conf",
+        "--namespace",
+        "kube-system",
+        "patch",
+        "daemonset",
+        "calico-node",
+        "--type",
+      ]);
+      return JSON.parse(cmd?.argv.at(-1) ?? "");
+    };
+    expect(
+      patchOf({ kind: "rollout", from: "20%", maxUnavailable: "100%", hold: true }),
+    ).to.deep.equal({
+      metadata: { annotations: { "calico-encap-migrate/max-unavailable": '"20%"' } },
+      spec: { updateStrategy: { rollingUpdate: { maxUnavailable: "100%" } } },
+    });
+    expect(
+      patchOf({ kind: "rollout", from: "100%", maxUnavailable: null, hold: false }),
+      "unset again: null removes the field, and the annotation",
+    ).to.deep.equal({
+      metadata: { annotations: { "calico-encap-migrate/max-unavailable": null } },
+      spec: { updateStrategy: { rollingUpdate: { maxUnavailable: null } } },
+    });
+  });
+
   it("unsets a Felix flag with null, through a kubectl merge patch on the CRD", () => {
     const [cmd] = commandsFor(
       { kind: "felix", set: { ipipEnabled: null } },
