@@ -14,7 +14,7 @@ MOCHA := mocha --reporter $(CURDIR)/test/support/count-reporter.cjs
 
 -include test/lab/lab.mk
 
-.PHONY: help setup build generate check-generated lint test-unit test-ansible test-ansible-versions test-integration test-molecule test bench fixtures demo clean
+.PHONY: help setup build generate check-generated lint test-unit test-ansible test-ansible-versions test-integration test-integration-a test-integration-b test-molecule test bench fixtures demo clean
 
 help:
 	@echo "make setup            npm ci, build, Python virtualenv (.venv) with ansible-core, molecule, ansible-lint"
@@ -86,9 +86,18 @@ test-ansible-versions: setup lab-build
 	done; \
 	if [ -n "$$failed" ]; then echo "test-ansible-versions: failed:$$failed"; exit 1; fi
 
-# The integration tests start the lab with the seed profile each needs, and stop it.
+# The integration tests start the lab with the seed profile each needs, and stop it. make test runs them in two
+# parts, one per lab slot: the transition tour (INTEGRATION_B) beside Molecule, the rest alone.
+INTEGRATION := dist/test/integration/**/*.test.js
+INTEGRATION_B := dist/test/integration/transitions.test.js
 test-integration: setup lab-build
-	$(MOCHA) --timeout 300000 'dist/test/integration/**/*.test.js'
+	$(MOCHA) --timeout 300000 '$(INTEGRATION)'
+
+test-integration-a: setup lab-build
+	$(MOCHA) --timeout 300000 --ignore '$(INTEGRATION_B)' '$(INTEGRATION)'
+
+test-integration-b: setup lab-build
+	$(MOCHA) --timeout 300000 '$(INTEGRATION_B)'
 
 # The Molecule scenarios (molecule/): each starts the lab with the profile it needs and stops it, one after another
 # (molecule test -s NAME for each, going on after a failure); one count line per scenario in TEST_COUNTS.
@@ -105,19 +114,19 @@ LAB_SLOT_B := LAB_STATE=$(CURDIR)/.lab-b LAB_ETCD_PORT=28790 LAB_ETCD_PEER_PORT=
 	LAB_KCM_PORT=28257 LAB_SCHEDULER_PORT=28259 LAB_BRIDGE=calabb LAB_NETNS_PREFIX=calabb- LAB_UNDERLAY=172.31.249
 
 # Runs every stage even when one fails, so one run shows everything; fails at the end if any stage failed.
-# The stages without a lab run first; then the integration tests (lab slot A, the default) and, at the same time,
-# Molecule and the Kubespray Ansible versions (lab slot B, their lines prefixed "[slot b]"): the labs mostly wait
-# on their clusters, so two at once take little more than the longer of the two.
+# The stages without a lab run first; then the integration tests but the tour (lab slot A, the default) and, at the
+# same time, Molecule, the Kubespray Ansible versions and the transition tour (lab slot B, their lines prefixed
+# "[slot b]"): the labs mostly wait on their clusters, so two at once take little more than the longer of the two.
 test: setup lab-build
 	rm -f $(TEST_COUNTS) .cache/slot-b.failed
 	failed=""; \
 	for stage in lint test-unit test-ansible; do \
 	  $(MAKE) $$stage || failed="$$failed $$stage"; \
 	done; \
-	( export $(LAB_SLOT_B); for stage in test-molecule test-ansible-versions; do \
+	( export $(LAB_SLOT_B); for stage in test-molecule test-ansible-versions test-integration-b; do \
 	    $(MAKE) $$stage || echo " $$stage" >>.cache/slot-b.failed; \
 	  done ) 2>&1 | sed -u 's/^/[slot b] /' & slot_b=$$!; \
-	$(MAKE) test-integration || failed="$$failed test-integration"; \
+	$(MAKE) test-integration-a || failed="$$failed test-integration-a"; \
 	wait $$slot_b; \
 	[ ! -f .cache/slot-b.failed ] || failed="$$failed $$(tr -d '\n' <.cache/slot-b.failed)"; \
 	if [ -n "$$failed" ]; then echo "make test: failed stages:$$failed"; exit 1; fi

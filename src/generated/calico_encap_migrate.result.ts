@@ -48,7 +48,7 @@ export interface Step {
    */
   title: string;
   /**
-   * The write (felix, pool or backend) and its values; null for a wait-only step.
+   * The write (felix, pool, backend, or rollout: the calico-node DaemonSet's maxUnavailable) and its values; null for a wait-only step.
    */
   write: unknown;
   /**
@@ -59,6 +59,10 @@ export interface Step {
    * Steps done only: false for a step that was written but did not settle (the run failed or rolled back during its wait).
    */
   settled?: boolean;
+  /**
+   * Steps done only: when the step's write was made (UTC, ISO 8601, milliseconds); with seconds, the window in which the cluster changed.
+   */
+  written_at?: string;
 }
 /**
  * The pools' modes and the backend before the run.

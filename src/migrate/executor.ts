@@ -45,6 +45,8 @@ export interface StepDone {
   seconds: number;
   /** false: written, but the cluster did not settle after it. */
   settled: boolean;
+  /** When the write was made (ISO 8601, UTC); absent for a wait-only step. */
+  written_at?: string;
 }
 
 export class MigrationFailed extends Error {
@@ -210,7 +212,13 @@ async function drive(
       io.log(1, `${stepLabel}: writing`);
       await renewAndWrite(io, o, step.write);
       // Written: from here on the step is reported, settled or not.
-      entry = { title: step.title, write: step.write, seconds: 0, settled: false };
+      entry = {
+        title: step.title,
+        write: step.write,
+        seconds: 0,
+        settled: false,
+        written_at: new Date(t0).toISOString(),
+      };
       done.push(entry);
     }
     let settled: Settled;
@@ -255,6 +263,7 @@ async function restoreFelix(
     write,
     seconds: 0,
     settled: false,
+    written_at: new Date(t0).toISOString(),
   };
   await renewAndWrite(io, o, write);
   done.push(step);

@@ -1,6 +1,6 @@
 // calico-encap check|migrate, the human front, run as a person runs it (the built CLI as a child
-// process) against the lab: the real kube-apiserver, calicoctl, kubectl and the calico-node stand-in.
-// No packets are needed, so the lab starts without its data plane unless LAB_DATAPLANE says otherwise.
+// process) against the lab: the real kube-apiserver, calicoctl, kubectl and the real calico-node under the lab
+// kubelet (which needs the lab's data plane: its namespaces).
 
 import { expect } from "chai";
 import type { Result } from "execa";
@@ -44,11 +44,9 @@ describe("calico-encap check|migrate on the lab (the human front)", function () 
   this.timeout(600000);
   let lab: Lab;
   let dir: string;
-  const dataplane = process.env.LAB_DATAPLANE;
 
   before(async () => {
-    process.env.LAB_DATAPLANE = dataplane ?? "0";
-    lab = await labUp("kubespray-2.18", 3, "standin"); // STILL_ON_STANDIN (test/support/lab.ts)
+    lab = await labUp("kubespray-2.18");
     await waitUntil("calico-node ready with BIRD", () => {
       const s = nodesStatus(lab).summary;
       return s.podsReady === 3 && s.birdRunning === 3;
@@ -57,7 +55,6 @@ describe("calico-encap check|migrate on the lab (the human front)", function () 
   });
   after(async () => {
     await labDown();
-    if (dataplane === undefined) delete process.env.LAB_DATAPLANE;
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -158,7 +155,8 @@ describe("calico-encap check|migrate on the lab (the human front)", function () 
     expect(r.exitCode, out).to.equal(0);
     const redraws = out.split("\r\x1b[2K").length - 1;
     expect(redraws).to.be.at.least(8);
-    expect(out).to.include("Migrated in 4 steps");
+    // Towards BIRD: every node at once, backend, Felix IPIP, pool, Felix VXLAN off, maxUnavailable back.
+    expect(out).to.include("Migrated in 6 steps");
     expect(out, "NO_COLOR is honoured on a TTY").to.not.match(new RegExp(`${ESC}\\[\\d+m`));
     for (const drawn of out.split("\r\x1b[2K").slice(1, -1))
       expect(drawn.length, drawn).to.be.below(100);

@@ -147,10 +147,20 @@ describe("lab data plane (namespaces, VXLAN and BGP routes, prober, SSH)", funct
 
   it("a VXLAN route removed from one node loses packets on exactly that pair, both ways", async () => {
     const cut = withoutRoute(vxlan, "node-1", "node-3");
+    let cutAt = 0;
     const r = await measure(1500, async () => {
+      cutAt = Date.now();
       await apply(cut);
     });
+    const readAt = Date.now();
     const loss = lossByPair(r);
+    // The prober dates its losses: the first after the cut, the last at least 1 s before the read (probe timeout).
+    const pair = r.pairs.find((p) => p.from === "node-1" && p.to === "node-3");
+    expect(Date.parse(pair?.first_lost_at ?? "")).to.be.within(cutAt - 50, cutAt + 1000);
+    expect(Date.parse(r.last_lost_at ?? "")).to.be.within(cutAt + 1000, readAt - 900);
+    expect(r.pairs.find((p) => p.from === "node-1" && p.to === "node-2")?.first_lost_at).to.equal(
+      null,
+    );
     expect(loss["node-1->node-3"]).to.be.greaterThan(50);
     // node-3's probes reach node-1, whose echo has no route back.
     expect(loss["node-3->node-1"]).to.be.greaterThan(50);

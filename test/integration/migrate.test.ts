@@ -1,5 +1,6 @@
-// calico_encap_migrate on the lab with the prober running: the real apiserver, calicoctl and kubectl, the
-// calico-node stand-in and a real VXLAN data plane, through the real ansible-playbook.
+// calico_encap_migrate on the lab with the prober running: the real apiserver, calicoctl and kubectl, the real
+// calico-node (Felix, allocate-tunnel-addrs, confd, BIRD) under the lab kubelet and the prober's pods networked by
+// the real Calico CNI plugin, through the real ansible-playbook.
 
 import { expect } from "chai";
 import { execa } from "execa";
@@ -10,6 +11,7 @@ import type { TaskResult } from "../support/ansible.js";
 import { REPO, runTask } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
 import {
+  faultsFile,
   hasVxlanDevice,
   kubectl,
   labDown,
@@ -19,7 +21,8 @@ import {
   resetProber,
   resourceVersions,
   nodesStatus,
-  poolSwitchWindowMs,
+  expectLossInPoolSwitch,
+  type StepTiming,
   startProber,
   waitUntil,
 } from "../support/lab.js";
@@ -39,7 +42,7 @@ async function migrate(
 }
 
 async function healthyLab(): Promise<Lab> {
-  const lab = await labUp("kubespray-2.18", 3, "standin"); // STILL_ON_STANDIN (test/support/lab.ts)
+  const lab = await labUp("kubespray-2.18");
   await waitUntil("calico-node ready with BIRD", () => {
     const s = nodesStatus(lab).summary;
     return s.podsReady === 3 && s.birdRunning === 3;
@@ -53,6 +56,8 @@ describe("calico_encap_migrate on the lab", function () {
   this.timeout(600000);
   after(labDown);
   let lab: Lab;
+  /** The IPIP -> VXLAN pool switch window of the uninterrupted run, the bound for the killed-and-resumed one. */
+  let toVxlanWindowMs = 0;
   before(async () => {
     lab = await healthyLab();
   });
@@ -80,12 +85,9 @@ describe("calico_encap_migrate on the lab", function () {
       pools: [{ name: "default-pool", ipip_mode: "Never", vxlan_mode: "Always" }],
     });
     expect(r.warnings?.join(" ")).to.include("MTU");
-    // The stand-in's figures, bounded from this run: loss only inside the pool switch step.
-    const windowMs = poolSwitchWindowMs(r.steps as { title: string; seconds: number }[]);
-    expect(p.longest_gap_ms, "the longest gap fits in the pool switch step").to.be.below(windowMs);
-    expect(p.lost, "the loss fits in the pool switch step").to.be.at.most(
-      (p.rate_pps * windowMs) / 1000,
-    );
+    // Bounded from this run: loss only inside the pool switch step (which lasts until Felix has restarted).
+    const steps = r.steps as StepTiming[];
+    toVxlanWindowMs = expectLossInPoolSwitch(p, steps);
     for (const node of ["node-1", "node-2", "node-3"])
       expect(await hasVxlanDevice(node), node).to.equal(true);
     expect(nodesStatus(lab).summary.birdRunning).to.equal(0);
@@ -109,7 +111,7 @@ describe("calico_encap_migrate on the lab", function () {
     expect(await resourceVersions(lab)).to.deep.equal(before);
   });
 
-  it("moves back to IPIP with BIRD; the handover of routes from Felix to BIRD stays short", async () => {
+  it("moves back to IPIP with BIRD, every calico-node pod at once; the handover from Felix to BIRD fits in the pool switch step", async () => {
     await resetProber(lab);
     const r = await migrate(lab, TO_IPIP);
     const p = await readProber(lab);
@@ -117,9 +119,11 @@ describe("calico_encap_migrate on the lab", function () {
       `      VXLAN/vxlan -> IPIP/bird: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms`,
     );
     expect(r.failed, r.msg).to.not.equal(true);
-    expect((r.steps as { title: string }[])[0]?.title).to.match(/backend bird/);
-    // Nodes hand their routes from Felix (VXLAN) to BIRD one by one: usually no probe is lost, in some runs 1-2.
-    expect(p.longest_gap_ms, "the handover window stays short").to.be.below(2000);
+    const steps = r.steps as StepTiming[];
+    expect(steps[0]?.title).to.match(/roll on every node at once/);
+    expect(steps[1]?.title).to.match(/backend bird/);
+    // The real calico-node measured 42 of 52606 lost, gap 51 ms: routes move from Felix to BIRD at the pool write.
+    expectLossInPoolSwitch(p, steps);
     expect(nodesStatus(lab).summary.birdRunning).to.equal(3);
   });
 
@@ -201,8 +205,15 @@ describe("calico_encap_migrate on the lab", function () {
     expect(r.migrated_to).to.deep.include({ backend: "vxlan" });
     const p = await readProber(lab);
     console.log(
-      `      killed mid-run and resumed: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms`,
+      `      killed mid-run and resumed: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms (uninterrupted window ${toVxlanWindowMs} ms)`,
     );
+    // The loss comes from the pool write (BIRD withdraws, Felix restarts for the new VTEP), not from the run that
+    // watches it: killed right after that write, it stays within the uninterrupted run's pool switch window.
+    expect(toVxlanWindowMs, "the uninterrupted IPIP -> VXLAN case ran first").to.be.greaterThan(0);
+    expect(p.longest_gap_ms, "the gap fits the uninterrupted pool switch window").to.be.below(
+      toVxlanWindowMs,
+    );
+    expect(p.lost).to.be.at.most((p.rate_pps * toVxlanWindowMs) / 1000);
   });
 
   it("rolls back when a node never converges, ends as it began, and names the node", async () => {
@@ -216,7 +227,7 @@ describe("calico_encap_migrate on the lab", function () {
         ...TO_VXLAN,
       },
     });
-    const faults = join(lab.state, "standin", "faults.json");
+    const faults = faultsFile(lab);
     writeFileSync(faults, JSON.stringify({ stuckTunnels: ["node-3"] }));
     try {
       const r = await migrate(lab, { ...TO_VXLAN, wait_timeout: 15 });

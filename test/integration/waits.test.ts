@@ -82,7 +82,7 @@ describe("calico_encap_migrate's waits on the lab", function () {
   after(labDown);
   let lab: Lab;
   before(async () => {
-    lab = await labUp("kubespray-2.18", 3, "standin"); // STILL_ON_STANDIN (test/support/lab.ts): its last case moves to IPIP/bird
+    lab = await labUp("kubespray-2.18");
     await waitUntil("calico-node ready with BIRD", () => {
       const s = nodesStatus(lab).summary;
       return s.podsReady === 3 && s.birdRunning === 3;

@@ -1,5 +1,6 @@
 // The lab from the tests' side: bring it up with a seed profile, read .lab/env, run its kubectl and calicoctl.sh.
 
+import { expect } from "chai";
 import { execa } from "execa";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -145,6 +146,11 @@ export function nodesStatus(lab: Lab): KubeletStatus | StandinStatus {
   ) as StandinStatus;
 }
 
+/** The lab's fault injection file ({"stuckTunnels": ["node-3"]}: that node's allocate-tunnel-addrs is stopped). */
+export function faultsFile(lab: Lab): string {
+  return join(lab.state, realCalicoNode(lab) ? "kubelet" : "standin", "faults.json");
+}
+
 /** Whether the lab runs the real calico-node (the lab kubelet) rather than the stand-in. */
 export function realCalicoNode(lab: Lab): boolean {
   return existsSync(join(lab.state, "kubelet", "status.json"));
@@ -187,8 +193,65 @@ export interface ProberFigures {
   sent: number;
   lost: number;
   longest_gap_ms: number;
+  /** When the first and the last lost probe were sent (ISO 8601); null when none was lost. */
+  first_lost_at: string | null;
+  last_lost_at: string | null;
   rate_pps: number;
   pairs: { from: string; to: string; sent: number; lost: number; longest_gap_ms: number }[];
+}
+
+/**
+ * The claim every loss figure of a migration is held to, from its own run: every lost probe was sent during the
+ * pool switch step, the longest gap fits in that step (plus 1 s), and so does the count at the probe rate.
+ * Returns the window in milliseconds.
+ */
+export function expectLossInPoolSwitch(p: ProberFigures, steps: StepTiming[]): number {
+  const windowMs = poolSwitchWindowMs(steps);
+  expect(p.longest_gap_ms, "the longest gap fits in the pool switch step").to.be.below(windowMs);
+  expect(p.lost, "the loss fits in the pool switch step").to.be.at.most(
+    (p.rate_pps * windowMs) / 1000,
+  );
+  expect(
+    lossOutsideStep(p, steps, /Switch IPPool/),
+    "every lost probe was sent during the pool switch step",
+  ).to.equal(null);
+  return windowMs;
+}
+
+/** A step of calico_encap_migrate's result as the loss checks read it. */
+export interface StepTiming {
+  title: string;
+  seconds: number;
+  written_at?: string;
+}
+
+/**
+ * Null when every probe the run lost was sent between the write of the step titled `title` and the end of its
+ * wait (200 ms of slack either side for the clocks of two processes); else where the loss lay, for the assertion.
+ */
+export function lossOutsideStep(
+  p: ProberFigures,
+  steps: StepTiming[],
+  title: RegExp,
+): string | null {
+  if (p.lost === 0) return null;
+  const step = steps.find((s) => title.test(s.title));
+  if (!step?.written_at) throw new Error(`no written step ${title} in ${JSON.stringify(steps)}`);
+  const from = Date.parse(step.written_at) - 200;
+  const until = Date.parse(step.written_at) + step.seconds * 1000 + 200;
+  const first = Date.parse(p.first_lost_at ?? "");
+  const last = Date.parse(p.last_lost_at ?? "");
+  if (first >= from && last <= until) return null;
+  const at = (t: number): string => {
+    const s = steps.find(
+      (x) =>
+        x.written_at &&
+        t >= Date.parse(x.written_at) &&
+        t <= Date.parse(x.written_at) + x.seconds * 1000,
+    );
+    return s ? `during '${s.title}'` : "outside every step";
+  };
+  return `probes lost from ${p.first_lost_at} (${at(first)}) to ${p.last_lost_at} (${at(last)}); step '${step.title}' ran from ${step.written_at} for ${step.seconds} s`;
 }
 
 /**

@@ -29,6 +29,8 @@ interface Pair {
   pending: Map<number, number>;
   lastOkSentAt: number;
   lastLostSentAt: number;
+  /** Send time of the first probe lost since the reset; null while none is. */
+  firstLostSentAt: number | null;
   longestGap: number;
 }
 
@@ -72,6 +74,7 @@ function main(): void {
     pending: new Map(),
     lastOkSentAt: resetAt,
     lastLostSentAt: 0,
+    firstLostSentAt: null,
     longestGap: 0,
   });
   let pairs = cfg.targets.map(newPair);
@@ -151,6 +154,7 @@ function main(): void {
         p.pending.delete(seq);
         p.lost++;
         p.lastLostSentAt = sentAt;
+        p.firstLostSentAt ??= sentAt;
       }
     }
   };
@@ -184,6 +188,8 @@ function main(): void {
         late: p.late,
         send_errors: p.sendErrors,
         longest_gap_ms: Math.round(Math.max(p.longestGap, ongoing) * 10) / 10,
+        first_lost_at: p.firstLostSentAt === null ? null : wallAt(p.firstLostSentAt),
+        last_lost_at: p.firstLostSentAt === null ? null : wallAt(p.lastLostSentAt),
         rate_pps: Math.round((p.sent / elapsed) * 10) / 10,
       };
     });

@@ -43,6 +43,8 @@ export interface PairReport {
   lost: number;
   pending: number;
   longest_gap_ms: number;
+  first_lost_at: string | null;
+  last_lost_at: string | null;
   rate_pps: number;
 }
 
@@ -51,6 +53,9 @@ export interface ProberReport {
   sent: number;
   lost: number;
   longest_gap_ms: number;
+  /** When the first and the last lost probe of any pair were sent (ISO 8601); null when none was lost. */
+  first_lost_at: string | null;
+  last_lost_at: string | null;
   rate_pps: number;
   pairs: PairReport[];
   summaries: ProberSummary[];
@@ -223,15 +228,21 @@ export function report(summaries: ProberSummary[]): ProberReport {
       lost: p.lost,
       pending: p.pending,
       longest_gap_ms: p.longest_gap_ms,
+      first_lost_at: p.first_lost_at ?? null,
+      last_lost_at: p.last_lost_at ?? null,
       rate_pps: p.rate_pps,
     })),
   );
+  const times = (f: (p: PairReport) => string | null): string[] =>
+    pairs.flatMap((p) => (f(p) === null ? [] : [f(p) as string])).sort();
   const sum = (f: (p: PairReport) => number): number => pairs.reduce((a, p) => a + f(p), 0);
   return {
     agents: summaries.length,
     sent: sum((p) => p.sent),
     lost: sum((p) => p.lost),
     longest_gap_ms: pairs.reduce((a, p) => Math.max(a, p.longest_gap_ms), 0),
+    first_lost_at: times((p) => p.first_lost_at)[0] ?? null,
+    last_lost_at: times((p) => p.last_lost_at).at(-1) ?? null,
     rate_pps: Math.round(sum((p) => p.rate_pps) * 10) / 10,
     pairs,
     summaries,

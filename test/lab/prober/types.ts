@@ -27,6 +27,9 @@ export interface PairSummary {
   late: number;
   send_errors: number;
   longest_gap_ms: number;
+  /** When the first and the last lost probe were sent (ISO 8601); null when none was lost. */
+  first_lost_at: string | null;
+  last_lost_at: string | null;
   rate_pps: number;
 }
 
