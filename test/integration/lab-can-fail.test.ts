@@ -121,6 +121,7 @@ describe("the lab can fail", function () {
     const lab = await settledLab();
     const t0 = Date.now();
     await calicoctl(lab, "patch", "felixconfig", "default", "-p", '{"spec":{"vxlanEnabled":true}}');
+    const poolWriteAt = Date.now();
     await calicoctl(
       lab,
       "patch",
@@ -139,6 +140,10 @@ describe("the lab can fail", function () {
     console.log(
       `      documented steps: ${during.lost} of ${during.sent} probes lost over ${((Date.now() - t0) / 1000).toFixed(1)} s, longest gap ${during.longest_gap_ms} ms`,
     );
+    // The negative control: the documented steps do lose probes, and the loss starts at the pool write (BIRD
+    // withdraws, every Felix restarts for its new VTEP), not at the FelixConfiguration write before it.
+    expect(during.lost, "the documented steps lose probes").to.be.greaterThan(0);
+    expect(Date.parse(during.first_lost_at ?? "")).to.be.at.least(poolWriteAt - 200);
     const annotations = await nodeAnnotations(lab);
     for (const node of NODES) {
       expect(annotations[node]?.[VXLAN_ADDR], `${node} VXLAN tunnel address`).to.be.a("string");
