@@ -72,6 +72,28 @@ export function commandsFor(write: Write, c: WriteContext): Command[] {
         ? [c.calicoctlPath, "patch", kind, name, "-p", JSON.stringify({ spec })]
         : [...kubectl, "patch", crd, name, "--type", "merge", "-p", JSON.stringify({ spec })],
   });
+  /** A patch on an object in kube-system: the ConfigMap calico-config or the DaemonSet calico-node. */
+  const kubeSystem = (
+    what: string,
+    kind: "configmap" | "daemonset",
+    name: string,
+    type: "merge" | "strategic",
+    patch: object,
+  ): Command => ({
+    what,
+    argv: [
+      ...kubectl,
+      "--namespace",
+      "kube-system",
+      "patch",
+      kind,
+      name,
+      "--type",
+      type,
+      "-p",
+      JSON.stringify(patch),
+    ],
+  });
   switch (write.kind) {
     case "felix":
       return [
@@ -92,21 +114,13 @@ export function commandsFor(write: Write, c: WriteContext): Command[] {
         spec: { updateStrategy: { rollingUpdate: { maxUnavailable: write.maxUnavailable } } },
       };
       return [
-        {
-          what: `DaemonSet kube-system/calico-node maxUnavailable ${JSON.stringify(write.maxUnavailable)}${write.hold ? ` (was ${JSON.stringify(write.from)}, kept in annotation ${HELD_MAX_UNAVAILABLE})` : ""}`,
-          argv: [
-            ...kubectl,
-            "--namespace",
-            "kube-system",
-            "patch",
-            "daemonset",
-            "calico-node",
-            "--type",
-            "strategic",
-            "-p",
-            JSON.stringify(patch),
-          ],
-        },
+        kubeSystem(
+          `DaemonSet kube-system/calico-node maxUnavailable ${JSON.stringify(write.maxUnavailable)}${write.hold ? ` (was ${JSON.stringify(write.from)}, kept in annotation ${HELD_MAX_UNAVAILABLE})` : ""}`,
+          "daemonset",
+          "calico-node",
+          "strategic",
+          patch,
+        ),
       ];
     }
     case "backend": {
@@ -115,36 +129,20 @@ export function commandsFor(write: Write, c: WriteContext): Command[] {
         cluster_type: write.backend === "bird" ? "kubespray,bgp" : "kubespray",
       };
       return [
-        {
-          what: `ConfigMap kube-system/calico-config data ${JSON.stringify(data)}`,
-          argv: [
-            ...kubectl,
-            "--namespace",
-            "kube-system",
-            "patch",
-            "configmap",
-            "calico-config",
-            "--type",
-            "merge",
-            "-p",
-            JSON.stringify({ data }),
-          ],
-        },
-        {
-          what: `DaemonSet kube-system/calico-node pod template for backend ${write.backend}`,
-          argv: [
-            ...kubectl,
-            "--namespace",
-            "kube-system",
-            "patch",
-            "daemonset",
-            "calico-node",
-            "--type",
-            "strategic",
-            "-p",
-            JSON.stringify(daemonSetPatch(write.backend, c.vxlanVni, c.vxlanPort)),
-          ],
-        },
+        kubeSystem(
+          `ConfigMap kube-system/calico-config data ${JSON.stringify(data)}`,
+          "configmap",
+          "calico-config",
+          "merge",
+          { data },
+        ),
+        kubeSystem(
+          `DaemonSet kube-system/calico-node pod template for backend ${write.backend}`,
+          "daemonset",
+          "calico-node",
+          "strategic",
+          daemonSetPatch(write.backend, c.vxlanVni, c.vxlanPort),
+        ),
       ];
     }
   }
