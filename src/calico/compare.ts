@@ -11,6 +11,7 @@ import type { Desired, DesiredPool, Finding, IpVersion, Live, Pool } from "./mod
 import { isOn } from "./model.js";
 import { configuredBackend, needsBgp, poolsStrandedBy, runningBackend } from "./routing.js";
 import { backendRunsBgp, IMMUTABLE_POOL_FIELDS, poolModeViolations } from "./rules.js";
+import { HELD_MAX_UNAVAILABLE, showMaxUnavailable } from "./rollout.js";
 
 const CONFIGMAP = "ConfigMap kube-system/calico-config";
 const DAEMONSET = "DaemonSet kube-system/calico-node";
@@ -358,6 +359,25 @@ function familyFindings(live: Live, desired: Desired): Finding[] {
   return out;
 }
 
+/** A calico-node DaemonSet an interrupted calico_encap_migrate left rolling on every node at once (rollout.ts). */
+function rolloutFindings(live: Live): Finding[] {
+  if (live.heldMaxUnavailable === undefined) return [];
+  const was = showMaxUnavailable(live.heldMaxUnavailable);
+  return [
+    finding({
+      id: "daemonset.maxUnavailable",
+      object: "DaemonSet kube-system/calico-node",
+      field: `metadata.annotations.${HELD_MAX_UNAVAILABLE}`,
+      live: live.heldMaxUnavailable,
+      inventory: null,
+      variable: "",
+      severity: "warning",
+      why: `A calico_encap_migrate run that did not finish changed spec.updateStrategy.rollingUpdate.maxUnavailable (it keeps the value it found, ${was}, in this annotation): until it is put back, any change to the pod template restarts calico-node on every node at once.`,
+      remedy: `Run ${MIGRATE} again with the same target: it puts maxUnavailable back to ${was} and removes the annotation as its last step.`,
+    }),
+  ];
+}
+
 /** Every finding, inventory errors first, then the datastore, the IP families, pools, backend, and the route requirements. */
 export function compare(desired: Desired, live: Live): Finding[] {
   const out = inventoryFindings(desired);
@@ -366,6 +386,7 @@ export function compare(desired: Desired, live: Live): Finding[] {
   out.push(...familyFindings(live, desired));
   for (const want of desired.pools) out.push(...poolFindings(live, want, desired));
   out.push(...backendFindings(live, desired));
+  out.push(...rolloutFindings(live));
   const liveProblems = routeProblems(liveState(live));
   const seen = new Set(liveProblems.map((p) => `${p.id} ${p.object}`));
   for (const p of liveProblems) out.push(problemFinding(p, "live", ""));

@@ -1,5 +1,7 @@
 // The encapsulation model: Calico's and Kubespray's vocabulary as types. No I/O here.
 
+import type { MaxUnavailable } from "./rollout.js";
+
 export const ENCAP_MODES = ["Always", "CrossSubnet", "Never"] as const;
 export type EncapMode = (typeof ENCAP_MODES)[number];
 
@@ -67,6 +69,11 @@ export interface Live {
   configMapEtcdEndpoints: string | null;
   /** null when the calico-node DaemonSet is missing. Read even when no Calico object was found. */
   nodeEnv: NodeEnv | null;
+  /**
+   * The maxUnavailable an interrupted calico_encap_migrate keeps in the calico-node DaemonSet's annotation
+   * (rollout.ts, HELD_MAX_UNAVAILABLE); undefined without the annotation.
+   */
+  heldMaxUnavailable?: MaxUnavailable;
 }
 
 /** What the inventory asks for, after Kubespray's defaults. */

@@ -3,6 +3,7 @@
 import type { Live } from "../calico/model.js";
 import type { Json } from "./decode.js";
 import { DatastoreError } from "./errors.js";
+import { heldMaxUnavailableOf } from "./parse-migration.js";
 import {
   backendFromConfigMap,
   etcdEndpointsFromConfigMap,
@@ -68,11 +69,13 @@ type KubesprayObjects = { configMap?: Json; daemonSet?: Json } | null;
 /** What calico-config and the calico-node DaemonSet say (the datastore, the backend, the IP families). */
 function deployment(
   k8s: KubesprayObjects,
-): Pick<Live, "configMapBackend" | "configMapEtcdEndpoints" | "nodeEnv"> {
+): Pick<Live, "configMapBackend" | "configMapEtcdEndpoints" | "nodeEnv" | "heldMaxUnavailable"> {
+  const held = heldMaxUnavailableOf(k8s?.daemonSet);
   return {
     configMapBackend: backendFromConfigMap(k8s?.configMap),
     configMapEtcdEndpoints: etcdEndpointsFromConfigMap(k8s?.configMap),
     nodeEnv: nodeEnvFromDaemonSet(k8s?.daemonSet),
+    ...(held === undefined ? {} : { heldMaxUnavailable: held }),
   };
 }
 

@@ -10,6 +10,7 @@ import type {
   Toleration,
   TunnelKind,
 } from "../calico/observation.js";
+import type { MaxUnavailable } from "../calico/rollout.js";
 import { HELD_MAX_UNAVAILABLE, parseHeld } from "../calico/rollout.js";
 import type { Json } from "./decode.js";
 import { field, isObject, str } from "./decode.js";
@@ -155,12 +156,15 @@ function maxUnavailableOf(
     const v = field(daemonSet, "spec", "updateStrategy", "rollingUpdate", "maxUnavailable");
     out.maxUnavailable = typeof v === "number" || typeof v === "string" ? v : null;
   }
-  const held = field(daemonSet, "metadata", "annotations", HELD_MAX_UNAVAILABLE);
-  if (typeof held === "string") {
-    const v = parseHeld(held);
-    if (v !== undefined) out.heldMaxUnavailable = v;
-  }
+  const held = heldMaxUnavailableOf(daemonSet);
+  if (held !== undefined) out.heldMaxUnavailable = held;
   return out;
+}
+
+/** The maxUnavailable a migration keeps in the DaemonSet's annotation; undefined without a readable one. */
+export function heldMaxUnavailableOf(daemonSet: Json | undefined): MaxUnavailable | undefined {
+  const held = field(daemonSet, "metadata", "annotations", HELD_MAX_UNAVAILABLE);
+  return typeof held === "string" ? parseHeld(held) : undefined;
 }
 
 /** Node names whose calico-node pod is Running, Ready and not being deleted. */

@@ -49,6 +49,22 @@ describe("calico_pool_check fields beyond the modes", () => {
     expect(r.warnings[0]).to.include("spec.natOutgoing");
   });
 
+  it("warns, without failing, about the maxUnavailable an interrupted migration left held", () => {
+    const held = checkPools(inventory(PINNED_218), live218({ heldMaxUnavailable: "20%" }));
+    expect(held.failed).to.equal(false);
+    expect(find(held, "daemonset.maxUnavailable")).to.deep.include({
+      severity: "warning",
+      live: "20%",
+      field: "metadata.annotations.calico-encap-migrate/max-unavailable",
+    });
+    expect(find(held, "daemonset.maxUnavailable")?.remedy).to.include(
+      "puts maxUnavailable back to 20%",
+    );
+    expect(find(checkPools(inventory(PINNED_218), live218()), "daemonset.maxUnavailable")).to.equal(
+      undefined,
+    );
+  });
+
   it("compares the IPv6 pool when ipv6_stack is on", () => {
     const live = live218({
       pools: [
