@@ -7,6 +7,25 @@ export function log(msg: string): void {
   process.stdout.write(`${new Date().toISOString()} ${msg}\n`);
 }
 
+/**
+ * A control loop's log of its own failures: each new error once ("cycle failed (retrying): ..."), and the
+ * recovery after one ("apiserver reachable again").
+ */
+export function cycleLog(): { ok(): void; failed(e: unknown): void } {
+  let last = "";
+  return {
+    ok() {
+      if (last) log("apiserver reachable again");
+      last = "";
+    },
+    failed(e: unknown) {
+      const msg = e instanceof Error ? e.message : String(e);
+      if (msg !== last) log(`cycle failed (retrying): ${msg}`);
+      last = msg;
+    },
+  };
+}
+
 /** `export NAME=value` lines of <LAB_STATE>/env; empty when the file is missing. */
 export function readEnvFile(file: string): Record<string, string> {
   const out: Record<string, string> = {};

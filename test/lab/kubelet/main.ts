@@ -15,7 +15,7 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { log, readEnvFile } from "../lab-env.js";
+import { cycleLog, log, readEnvFile } from "../lab-env.js";
 import { promisify } from "node:util";
 import { Api, ApiError } from "../standin/apiserver.js";
 import { writeAtomic } from "../standin/dataplane.js";
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
     string,
     { vxlanDevice: boolean; routes: { vxlan: number; bgp: number } }
   >();
-  let lastError = "";
+  const cycle = cycleLog();
 
   const podPath = (ns: string, name: string): string => `/api/v1/namespaces/${ns}/pods/${name}`;
   const finalize = async (p: K8sPod): Promise<void> => {
@@ -356,12 +356,9 @@ async function main(): Promise<void> {
         writeAtomic(join(outDir, "pods.json"), JSON.stringify(status.probePods, null, 1) + "\n");
         lastStatus = text;
       }
-      if (lastError) log("apiserver reachable again");
-      lastError = "";
+      cycle.ok();
     } catch (e) {
-      const msg = (e as Error).message;
-      if (msg !== lastError) log(`cycle failed (retrying): ${msg}`);
-      lastError = msg;
+      cycle.failed(e);
     }
     await sleep(Math.max(200, 500 - (Date.now() - t0)));
   }

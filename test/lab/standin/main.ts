@@ -13,7 +13,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { log, readEnvFile } from "../lab-env.js";
+import { cycleLog, log, readEnvFile } from "../lab-env.js";
 import { Api, ApiError } from "./apiserver.js";
 import type { Action, Options, State, Status } from "./core.js";
 import { DEFAULT_OPTIONS, NAMESPACE, POD_LABEL, initialState, step } from "./core.js";
@@ -114,7 +114,7 @@ async function main(): Promise<void> {
   let lastDataplane = "";
   let lastStatus = "";
   let lastStatusWrite = 0;
-  let lastError = "";
+  const cycle = cycleLog();
   const recent: number[] = [];
   let cpu = process.cpuUsage();
   let cpuAt = performance.now();
@@ -234,12 +234,9 @@ async function main(): Promise<void> {
         lastStatus = statusText;
         lastStatusWrite = now;
       }
-      if (lastError) log("apiserver reachable again");
-      lastError = "";
+      cycle.ok();
     } catch (e) {
-      const msg = (e as Error).message;
-      if (msg !== lastError) log(`cycle failed (retrying): ${msg}`);
-      lastError = msg;
+      cycle.failed(e);
     }
     cycles++;
     const elapsed = performance.now() - t0;
