@@ -1,29 +1,40 @@
 // A dual-stack cluster (Kubespray's IPv4 pool and its IPv6 pool, both VXLAN, backend vxlan) migrated to IPIP with
-// BIRD for IPv4 and no encapsulation for IPv6, and back: the IPv6 pool is switched with the IPv4 one, the nodes'
-// IPv6 VXLAN tunnel addresses go and come back with it (the stand-in's allocate-tunnel-addrs), and
-// calico_pool_check with the same inventory then passes. Control plane only: the stand-in has no IPv6 data plane.
+// BIRD for IPv4 and no encapsulation for IPv6, and back, on the real calico-node: the IPv6 pool is switched with
+// the IPv4 one, the nodes' IPv6 VXLAN tunnel addresses (the real allocate-tunnel-addrs) go and come back with it,
+// the real Felix routes the other nodes' IPv6 blocks through vxlan-v6.calico while the pool has VXLAN, and
+// calico_pool_check with the same inventory then passes. Not measured: IPv6 traffic (the prober's pods get IPv4
+// only, the lab's CNI conflist has no assign_ipv6) and IPv6 routes while the IPv6 pool is unencapsulated (the lab
+// runs no bird6).
 
 import { expect } from "chai";
 import { runTask } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
+import { execa } from "execa";
 import { labDown, labUp, nodeAnnotations, nodesStatus, waitUntil } from "../support/lab.js";
 
 const V6_VXLAN = "projectcalico.org/IPv6VXLANTunnelAddr";
+const PREFIX = process.env.LAB_NETNS_PREFIX ?? "calab-";
+
+/** Per node, the IPv6 block routes Felix programmed through vxlan-v6.calico (one per other node's block). */
+async function v6VxlanBlockRoutes(): Promise<number[]> {
+  const out: number[] = [];
+  for (const node of ["node-1", "node-2", "node-3"]) {
+    const r = await execa("ip", ["-n", `${PREFIX}${node}`, "-6", "route"]);
+    out.push(
+      r.stdout.split("\n").filter((l) => /\/122 via \S+ dev vxlan-v6\.calico/.test(l)).length,
+    );
+  }
+  return out;
+}
 
 describe("calico_encap_migrate on a dual-stack cluster", function () {
   this.timeout(600000);
   let lab: Lab;
-  const dataplane = process.env.LAB_DATAPLANE;
   before(async () => {
-    process.env.LAB_DATAPLANE = "0";
-    lab = await labUp("dualstack", 3, "standin"); // STILL_ON_STANDIN (test/support/lab.ts)
+    lab = await labUp("dualstack", 3);
     await waitUntil("calico-node ready", () => nodesStatus(lab).summary.podsReady === 3);
   });
-  after(async () => {
-    await labDown();
-    if (dataplane === undefined) delete process.env.LAB_DATAPLANE;
-    else process.env.LAB_DATAPLANE = dataplane;
-  });
+  after(labDown);
 
   const datastore = (): Record<string, unknown> => ({
     calicoctl_path: lab.calicoctlSh,
@@ -60,8 +71,9 @@ describe("calico_encap_migrate on a dual-stack cluster", function () {
     vxlan_mode_ipv6: "Always",
   };
 
-  it("starts with an IPv6 VXLAN tunnel address on every node", async () => {
+  it("starts with an IPv6 VXLAN tunnel address on every node, and IPv6 VXLAN routes to the other nodes' blocks", async () => {
     expect(await v6Addresses()).to.equal(3);
+    expect(await v6VxlanBlockRoutes()).to.deep.equal([2, 2, 2]);
   });
 
   it("blocks ipv6_stack: false on this cluster, naming the IPv6 pool and the template's FELIX_IPV6SUPPORT", async () => {
@@ -104,6 +116,9 @@ describe("calico_encap_migrate on a dual-stack cluster", function () {
     expect(r.failed, r.msg).to.not.equal(true);
     expect(r.changed).to.equal(true);
     expect(await v6Addresses()).to.equal(3);
+    await waitUntil("Felix's IPv6 VXLAN routes", async () =>
+      (await v6VxlanBlockRoutes()).every((n) => n === 2),
+    );
     const c = await check({ ...VXLAN_BOTH, pool_blocksize: 26 });
     expect(c.failed, c.msg).to.not.equal(true);
   });
