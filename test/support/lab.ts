@@ -43,20 +43,10 @@ export function readLabEnv(state = process.env.LAB_STATE ?? join(REPO, ".lab")):
 
 /**
  * What plays the nodes: the real calico-node under the lab kubelet (the default), or the stand-in, a model of
- * calico-node written here whose figures are statements about the model. STILL_ON_STANDIN says why a test file is
- * still on the model.
+ * calico-node written here whose figures are statements about the model (its own tests, the pre-3.23 profile and
+ * the control-plane-only simulations of many nodes use it).
  */
 export type CalicoNode = "real" | "standin";
-
-/**
- * VXLAN -> IPIP rolls calico-node to backend bird one node at a time (Kubespray's maxUnavailable 20 % is one pod of
- * three). On the real calico-node the first BIRD pod never turns Ready: -bird-ready wants its BGP peers established
- * and the other nodes run no BIRD yet (node/pkg/health/health.go, checkBIRDReady), so the rollout stalls and the
- * migration rolls back. Test files that move a lab towards BIRD stay on the stand-in until the migration rolls
- * calico-node in a way that can finish.
- */
-export const STILL_ON_STANDIN =
-  "moves the lab VXLAN -> IPIP/bird, whose one-by-one calico-node rollout stalls on the real calico-node with 3 nodes";
 
 /** Restarts the lab seeded with a profile (lab.sh down, then up). */
 export async function labUp(profile: string, nodes = 3, calicoNode?: CalicoNode): Promise<Lab> {
