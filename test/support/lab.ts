@@ -195,7 +195,7 @@ export interface ProberFigures {
  * Starts the prober: with the real calico-node, on the prober's pods (pod to pod, and host to remote pod); on a
  * stand-in lab, on the pod addresses of the data plane the stand-in programmed.
  */
-export async function startProber(lab: Lab): Promise<void> {
+export async function startProber(lab: Lab, maxSeconds = 1800): Promise<void> {
   const pods = join(lab.state, "kubelet", "pods.json");
   await execa("node", [
     PROBER,
@@ -206,7 +206,7 @@ export async function startProber(lab: Lab): Promise<void> {
     "--state",
     lab.state,
     "--max-seconds",
-    "1800",
+    String(maxSeconds),
   ]);
 }
 
