@@ -87,17 +87,22 @@ test-ansible-versions: setup lab-build
 	if [ -n "$$failed" ]; then echo "test-ansible-versions: failed:$$failed"; exit 1; fi
 
 # The integration tests start the lab with the seed profile each needs, and stop it. make test runs them in two
-# parts, one per lab slot: the transition tour (INTEGRATION_B) beside Molecule, the rest alone.
+# parts, one per lab slot: the rest and the transition tour's first TOUR_SPLIT transitions (slot A), beside
+# Molecule, the Kubespray Ansible versions and the rest of the tour (slot B); each part of the tour starts its own lab.
 INTEGRATION := dist/test/integration/**/*.test.js
-INTEGRATION_B := dist/test/integration/transitions.test.js
+TOUR := dist/test/integration/transitions.test.js
+TOUR_SPLIT := 9
 test-integration: setup lab-build
 	$(MOCHA) --timeout 300000 '$(INTEGRATION)'
 
 test-integration-a: setup lab-build
-	$(MOCHA) --timeout 300000 --ignore '$(INTEGRATION_B)' '$(INTEGRATION)'
+	failed=0; \
+	$(MOCHA) --timeout 300000 --ignore '$(TOUR)' '$(INTEGRATION)' || failed=1; \
+	TOUR_TO=$(TOUR_SPLIT) $(MOCHA) --timeout 300000 '$(TOUR)' || failed=1; \
+	exit $$failed
 
 test-integration-b: setup lab-build
-	$(MOCHA) --timeout 300000 '$(INTEGRATION_B)'
+	TOUR_FROM=$$(( $(TOUR_SPLIT) + 1 )) $(MOCHA) --timeout 300000 '$(TOUR)'
 
 # The Molecule scenarios (molecule/): each starts the lab with the profile it needs and stops it, one after another
 # (molecule test -s NAME for each, going on after a failure); one count line per scenario in TEST_COUNTS.
@@ -114,9 +119,10 @@ LAB_SLOT_B := LAB_STATE=$(CURDIR)/.lab-b LAB_ETCD_PORT=28790 LAB_ETCD_PEER_PORT=
 	LAB_KCM_PORT=28257 LAB_SCHEDULER_PORT=28259 LAB_BRIDGE=calabb LAB_NETNS_PREFIX=calabb- LAB_UNDERLAY=172.31.249
 
 # Runs every stage even when one fails, so one run shows everything; fails at the end if any stage failed.
-# The stages without a lab run first; then the integration tests but the tour (lab slot A, the default) and, at the
-# same time, Molecule, the Kubespray Ansible versions and the transition tour (lab slot B, their lines prefixed
-# "[slot b]"): the labs mostly wait on their clusters, so two at once take little more than the longer of the two.
+# The stages without a lab run first; then the integration tests with the tour's first part (lab slot A, the
+# default) and, at the same time, Molecule, the Kubespray Ansible versions and the tour's second part (lab slot B,
+# their lines prefixed "[slot b]"): the labs mostly wait on their clusters, so two at once take little more than the
+# longer of the two.
 test: setup lab-build
 	rm -f $(TEST_COUNTS) .cache/slot-b.failed
 	failed=""; \
