@@ -11,10 +11,13 @@ import type { Desired, DesiredPool, Finding, IpVersion, Live, Pool } from "./mod
 import { isOn } from "./model.js";
 import { configuredBackend, needsBgp, poolsStrandedBy, runningBackend } from "./routing.js";
 import { backendRunsBgp, IMMUTABLE_POOL_FIELDS, poolModeViolations } from "./rules.js";
-import { HELD_MAX_UNAVAILABLE, showMaxUnavailable } from "./rollout.js";
+import {
+  CALICO_NODE_DAEMONSET as DAEMONSET,
+  HELD_MAX_UNAVAILABLE,
+  showMaxUnavailable,
+} from "./rollout.js";
 
 const CONFIGMAP = "ConfigMap kube-system/calico-config";
-const DAEMONSET = "DaemonSet kube-system/calico-node";
 const MIGRATE = "calico_encap_migrate";
 
 /** The live pool Kubespray manages for a desired pool: same name, else the only pool of that IP version. */
@@ -366,7 +369,7 @@ function rolloutFindings(live: Live): Finding[] {
   return [
     finding({
       id: "daemonset.maxUnavailable",
-      object: "DaemonSet kube-system/calico-node",
+      object: DAEMONSET,
       field: `metadata.annotations.${HELD_MAX_UNAVAILABLE}`,
       live: live.heldMaxUnavailable,
       inventory: null,

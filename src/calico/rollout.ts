@@ -14,6 +14,9 @@ import type { RolloutObservation } from "./observation.js";
 /** maxUnavailable as the Kubernetes API has it: a count or a percentage; null when unset (the default, 1). */
 export type MaxUnavailable = number | string | null;
 
+/** The object this module is about, as findings and the diff name it. */
+export const CALICO_NODE_DAEMONSET = "DaemonSet kube-system/calico-node";
+
 /** The DaemonSet annotation that keeps the maxUnavailable the migration found, as JSON. */
 export const HELD_MAX_UNAVAILABLE = "calico-encap-migrate/max-unavailable";
 

@@ -5,7 +5,7 @@
 import type { Backend } from "../calico/model.js";
 import type { Write } from "../calico/plan.js";
 import { kubectlBase } from "./read-kubectl.js";
-import { HELD_MAX_UNAVAILABLE, heldValue } from "../calico/rollout.js";
+import { CALICO_NODE_DAEMONSET, HELD_MAX_UNAVAILABLE, heldValue } from "../calico/rollout.js";
 
 export interface WriteContext {
   client: "calicoctl" | "kubectl";
@@ -115,7 +115,7 @@ export function commandsFor(write: Write, c: WriteContext): Command[] {
       };
       return [
         kubeSystem(
-          `DaemonSet kube-system/calico-node maxUnavailable ${JSON.stringify(write.maxUnavailable)}${write.hold ? ` (was ${JSON.stringify(write.from)}, kept in annotation ${HELD_MAX_UNAVAILABLE})` : ""}`,
+          `${CALICO_NODE_DAEMONSET} maxUnavailable ${JSON.stringify(write.maxUnavailable)}${write.hold ? ` (was ${JSON.stringify(write.from)}, kept in annotation ${HELD_MAX_UNAVAILABLE})` : ""}`,
           "daemonset",
           "calico-node",
           "strategic",
@@ -137,7 +137,7 @@ export function commandsFor(write: Write, c: WriteContext): Command[] {
           { data },
         ),
         kubeSystem(
-          `DaemonSet kube-system/calico-node pod template for backend ${write.backend}`,
+          `${CALICO_NODE_DAEMONSET} pod template for backend ${write.backend}`,
           "daemonset",
           "calico-node",
           "strategic",

@@ -2,11 +2,10 @@
 
 import type { ClusterObservation } from "../calico/observation.js";
 import type { Write } from "../calico/plan.js";
+import { CALICO_NODE_DAEMONSET as ROLLOUT } from "../calico/rollout.js";
 import { runningBackend } from "../calico/routing.js";
 
 type Objects = Record<string, Record<string, unknown>>;
-
-const ROLLOUT = "DaemonSet kube-system/calico-node";
 
 function before(obs: ClusterObservation, writes: readonly Write[]): Objects {
   const out: Objects = {};

@@ -6,6 +6,7 @@ import { expect } from "chai";
 import type { Lab } from "../support/lab.js";
 import {
   calicoctl,
+  switchDefaultPoolToVxlan,
   hasVxlanDevice,
   kubectl,
   labDown,
@@ -122,14 +123,7 @@ describe("the lab can fail", function () {
     const t0 = Date.now();
     await calicoctl(lab, "patch", "felixconfig", "default", "-p", '{"spec":{"vxlanEnabled":true}}');
     const poolWriteAt = Date.now();
-    await calicoctl(
-      lab,
-      "patch",
-      "ippool",
-      "default-pool",
-      "-p",
-      '{"spec":{"ipipMode":"Never","vxlanMode":"Always"}}',
-    );
+    await switchDefaultPoolToVxlan(lab);
     await waitUntil("vxlan.calico on every node", async () =>
       (await Promise.all(NODES.map((n) => hasVxlanDevice(n)))).every(Boolean),
     );

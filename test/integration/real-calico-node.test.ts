@@ -16,6 +16,7 @@ import { runTask, type TaskResult } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
 import {
   calicoctl,
+  switchDefaultPoolToVxlan,
   hasVxlanDevice,
   kubectl,
   labDown,
@@ -257,14 +258,7 @@ describe("the real calico-node in the lab", function () {
     );
     expect(allocation.lost, "pre-allocating the VTEPs loses nothing").to.equal(0);
     await resetProber(lab);
-    await calicoctl(
-      lab,
-      "patch",
-      "ippool",
-      "default-pool",
-      "-p",
-      '{"spec":{"ipipMode":"Never","vxlanMode":"Always"}}',
-    );
+    await switchDefaultPoolToVxlan(lab);
     await waitUntil("the IPIP tunnel addresses released", async () => {
       const a = await nodeAnnotations(lab);
       return NODES.every((n) => !a[n]?.[IPIP_ADDR]);

@@ -5,6 +5,7 @@ import { execa } from "execa";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeletStatus } from "../lab/kubelet/status.js";
+import type { ProberReport } from "../lab/prober/control.js";
 import type { Status } from "../lab/standin/core.js";
 import { REPO } from "./ansible.js";
 
@@ -86,6 +87,18 @@ export async function kubectl(lab: Lab, ...args: string[]): Promise<string> {
 export async function calicoctl(lab: Lab, ...args: string[]): Promise<string> {
   const r = await execa(lab.calicoctlSh, args);
   return r.stdout;
+}
+
+/** The pool switch by hand, as Kubespray's documented manual steps and an in-place migration make it: IPIP -> VXLAN. */
+export function switchDefaultPoolToVxlan(lab: Lab): Promise<string> {
+  return calicoctl(
+    lab,
+    "patch",
+    "ippool",
+    "default-pool",
+    "-p",
+    '{"spec":{"ipipMode":"Never","vxlanMode":"Always"}}',
+  );
 }
 
 /** resourceVersion of every object the check reads, to prove it wrote nothing. */
@@ -177,18 +190,8 @@ export async function waitUntil(
 
 const PROBER = join(REPO, "dist", "test", "lab", "prober", "control.js");
 
-export interface ProberFigures {
-  /** Running agents: one per pod (and one per node for host to remote pod probes on the real calico-node). */
-  agents: number;
-  sent: number;
-  lost: number;
-  longest_gap_ms: number;
-  /** When the first and the last lost probe were sent (ISO 8601); null when none was lost. */
-  first_lost_at: string | null;
-  last_lost_at: string | null;
-  rate_pps: number;
-  pairs: { from: string; to: string; sent: number; lost: number; longest_gap_ms: number }[];
-}
+/** What the prober reports (test/lab/prober/control.ts); the loss figures every lab test reads. */
+export type ProberFigures = ProberReport;
 
 /**
  * The claim every loss figure of a migration is held to, from its own run: every lost probe was sent during the

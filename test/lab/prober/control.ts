@@ -234,7 +234,10 @@ export function report(summaries: ProberSummary[]): ProberReport {
     })),
   );
   const times = (f: (p: PairReport) => string | null): string[] =>
-    pairs.flatMap((p) => (f(p) === null ? [] : [f(p) as string])).sort();
+    pairs
+      .map(f)
+      .filter((t): t is string => t !== null)
+      .sort();
   const sum = (f: (p: PairReport) => number): number => pairs.reduce((a, p) => a + f(p), 0);
   return {
     agents: summaries.length,
