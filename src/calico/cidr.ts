@@ -67,6 +67,19 @@ export function sameCidr(a: string, b: string): boolean {
   return x.version === y.version && x.first === y.first && x.prefix === y.prefix;
 }
 
+/** Whether an address ("10.0.0.1", "fd00::1") lies in a CIDR. */
+export function containsAddress(cidr: string, address: string): boolean {
+  const net = parseCidr(cidr);
+  const host = parseCidr(`${address.trim()}/${address.includes(":") ? 128 : 32}`);
+  return (
+    net !== null &&
+    host !== null &&
+    net.version === host.version &&
+    net.first <= host.first &&
+    host.first <= net.last
+  );
+}
+
 export function ipVersionOf(cidr: string): 4 | 6 {
   return cidr.includes(":") ? 6 : 4;
 }

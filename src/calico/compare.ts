@@ -11,6 +11,7 @@ import type { Desired, DesiredPool, Finding, IpVersion, Live, Pool } from "./mod
 import { isOn } from "./model.js";
 import { configuredBackend, needsBgp, poolsStrandedBy, runningBackend } from "./routing.js";
 import { backendRunsBgp, IMMUTABLE_POOL_FIELDS, poolModeViolations } from "./rules.js";
+import { IN_PLACE_WINDOW, workloadPools } from "./tunnel-pool.js";
 import {
   CALICO_NODE_DAEMONSET as DAEMONSET,
   HELD_MAX_UNAVAILABLE,
@@ -20,14 +21,17 @@ import {
 const CONFIGMAP = "ConfigMap kube-system/calico-config";
 const MIGRATE = "calico_encap_migrate";
 
-/** The live pool Kubespray manages for a desired pool: same name, else the only pool of that IP version. */
+/**
+ * The live pool Kubespray manages for a desired pool: same name, else the only pods' pool of that IP version (a
+ * Tunnel-only pool calico_encap_migrate created, tunnel-pool.ts, is never Kubespray's).
+ */
 export function managedPool(
   live: Live,
   want: { name: string; ipVersion: 4 | 6 },
 ): Pool | undefined {
   const byName = live.pools.find((p) => p.name === want.name);
   if (byName) return byName;
-  const sameVersion = live.pools.filter((p) => p.ipVersion === want.ipVersion);
+  const sameVersion = workloadPools(live.pools).filter((p) => p.ipVersion === want.ipVersion);
   return sameVersion.length === 1 ? sameVersion[0] : undefined;
 }
 
@@ -87,7 +91,7 @@ function encapsulationWhy(live: Live, desired: Desired): string {
 function migrateRemedy(variable: string, liveValue: unknown): string {
   return (
     `To keep today's behaviour, set ${variable}: ${String(liveValue)}. ` +
-    `To change it, run ${MIGRATE} first (it moves pools, Felix and the backend one step at a time, waiting for every node after each; an in-place IPIP -> VXLAN switch still has a short window without a route between the pool write and the last node's VTEP), then set the inventory to match.`
+    `To change it, run ${MIGRATE} first (it moves pools, Felix and the backend one step at a time, waiting for every node after each; ${IN_PLACE_WINDOW}), then set the inventory to match.`
   );
 }
 

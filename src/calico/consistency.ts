@@ -6,6 +6,7 @@
 import type { Encapsulation, FelixInputs } from "./felix.js";
 import { effectiveFlag, nodeOverrides, poolsUsing } from "./felix.js";
 import { poolsStrandedBy } from "./routing.js";
+import { workloadPools } from "./tunnel-pool.js";
 
 export interface ClusterState extends FelixInputs {
   /** calico_backend as calico-node pods start with it (null: unset, which means bird). */
@@ -24,7 +25,10 @@ export interface Problem {
 }
 
 function felixProblems(state: ClusterState, encap: Encapsulation): Problem[] {
-  const users = poolsUsing(state.pools, encap);
+  // Pods' pools need the encapsulation; a Tunnel-only pool (tunnel-pool.ts) only keeps VTEPs and needs nothing,
+  // but counts as a user: its VTEPs are the reason VXLAN may stay on.
+  const users = poolsUsing(workloadPools(state.pools), encap);
+  const anyUser = poolsUsing(state.pools, encap).length > 0;
   const field = encap === "ipip" ? "ipipEnabled" : "vxlanEnabled";
   const label = encap === "ipip" ? "IPIP" : "VXLAN";
   const problems: Problem[] = [];
@@ -44,7 +48,7 @@ function felixProblems(state: ClusterState, encap: Encapsulation): Problem[] {
         pools: users,
         detail: `Felix's ${label} is off on ${where} (${flag.source}) while pool(s) ${users.join(", ")} use ${label}: those nodes program no ${encap === "ipip" ? "tunl0" : "vxlan.calico"} and their pods lose cross-node traffic`,
       });
-    } else if (users.length === 0 && flag.enabled) {
+    } else if (!anyUser && flag.enabled) {
       problems.push({
         kind: "leftover",
         id: `felix.${field}`,

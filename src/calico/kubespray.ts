@@ -102,6 +102,7 @@ export interface TargetOptions {
   extra_pools: string[];
   ipv6_stack: boolean;
   vxlan_mode_ipv6: EncapMode;
+  tunnel_pool_cidr?: string | null;
 }
 
 export function targetFromOptions(o: TargetOptions): Target {
@@ -119,5 +120,6 @@ export function targetFromOptions(o: TargetOptions): Target {
         },
       ]
     : [];
-  return { pools: [...v4, ...v6], backend: o.network_backend };
+  const tunnel = o.tunnel_pool_cidr ? { tunnelPoolCidr: o.tunnel_pool_cidr } : {};
+  return { pools: [...v4, ...v6], backend: o.network_backend, ...tunnel };
 }

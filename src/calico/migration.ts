@@ -3,6 +3,7 @@
 import { targetFromOptions } from "./kubespray.js";
 import type { Desired, Finding, Live } from "./model.js";
 import { refusal } from "./plan.js";
+import { IN_PLACE_WINDOW } from "./tunnel-pool.js";
 
 export interface MigrationHint {
   needed: boolean;
@@ -89,6 +90,6 @@ export function migrationHint(
     ...base,
     needed,
     possible: true,
-    reason: `Run ${base.module} with these args before the upgrade, then keep the inventory as it is. It moves the cluster one step at a time and can be re-run; an in-place IPIP -> VXLAN switch has a short window with no route between the pool write and the last node's VTEP.${keep}`,
+    reason: `Run ${base.module} with these args before the upgrade, then keep the inventory as it is. It moves the cluster one step at a time and can be re-run; ${IN_PLACE_WINDOW}.${keep}`,
   };
 }

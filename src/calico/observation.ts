@@ -86,4 +86,6 @@ export interface TargetPool {
 export interface Target {
   pools: TargetPool[];
   backend: Backend;
+  /** tunnel_pool_cidr: pre-allocate VTEPs from a Tunnel-only pool before a pool moves into VXLAN (tunnel-pool.ts). */
+  tunnelPoolCidr?: string;
 }

@@ -6,6 +6,8 @@
 //  - towards BGP-routed pools (IPIP or unencapsulated): backend bird first, rolled out on every node at once
 //    (rollout.ts: a BIRD pod is Ready only with its peers running BIRD), BIRD peered;
 //  - Felix's IPIP / VXLAN turned on before any pool needs it;
+//  - with tunnel_pool_cidr, a Tunnel-only VXLAN pool created before a pool moves into VXLAN, and every node's VTEP
+//    allocated from it (tunnel-pool.ts), so that no VTEP moves at the pool's switch;
 //  - each pool's ipipMode and vxlanMode switched in ONE write (Calico rejects both on), then wait until
 //    every node the pool selects has its tunnel address and calico-node is ready;
 //  - Felix's unused encapsulations unset (an explicit false leaves tunl0's address; unset follows the pools
@@ -22,6 +24,12 @@ import { poolsNeedingBgp, runningBackend, poolsStrandedBy } from "./routing.js";
 import { backendRunsBgp, poolModeViolations } from "./rules.js";
 import { nodesToConverge } from "./scheduling.js";
 import { missingTunnels } from "./tunnels.js";
+import {
+  poolEnteringVxlan,
+  tunnelPoolName,
+  tunnelPoolRefusal,
+  workloadPools,
+} from "./tunnel-pool.js";
 import type { MaxUnavailable } from "./rollout.js";
 import { ALL_AT_ONCE, rollsAllAtOnce, showMaxUnavailable } from "./rollout.js";
 
@@ -34,6 +42,8 @@ export type Write =
       set: { ipipMode: EncapMode; vxlanMode: EncapMode };
     }
   | { kind: "backend"; from: string | null; backend: Backend }
+  /** Create the Tunnel-only VXLAN pool (tunnel-pool.ts); it is never deleted. */
+  | { kind: "tunnelPool"; pool: string; cidr: string; nodeSelector: string }
   | {
       kind: "rollout";
       from: MaxUnavailable;
@@ -114,7 +124,11 @@ export function refusal(live: Live, target: Target): string | null {
 
 export function plan(obs: ClusterObservation, target: Target): Plan {
   const finalPools = poolsAfter(obs.live, target);
-  const refused = refusal(obs.live, target);
+  const refused =
+    refusal(obs.live, target) ??
+    (target.tunnelPoolCidr === undefined
+      ? null
+      : tunnelPoolRefusal(target.tunnelPoolCidr, obs.live.pools, target.pools, obs.nodes.length));
   if (refused) return { ok: false, reason: refused };
 
   const steps: Step[] = [];
@@ -129,8 +143,8 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
   let pools = obs.live.pools;
   const felix = (): FelixInputs => ({ ...obs.live, pools, felixDefault });
   const needBgp = poolsNeedingBgp(finalPools).length > 0;
-  const needIpip = poolsUsing(finalPools, "ipip").length > 0;
-  const needVxlan = poolsUsing(finalPools, "vxlan").length > 0;
+  const needIpip = poolsUsing(workloadPools(finalPools), "ipip").length > 0;
+  const needVxlan = poolsUsing(workloadPools(finalPools), "vxlan").length > 0;
 
   const rollout = obs.rollout;
   let held = rollout.heldMaxUnavailable;
@@ -173,6 +187,33 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
       write: { kind: "felix", set: enable },
     });
     felixDefault = { ...felixDefault, ...enable };
+  }
+  const entering =
+    target.tunnelPoolCidr === undefined ? null : poolEnteringVxlan(pools, target.pools);
+  if (target.tunnelPoolCidr !== undefined && entering) {
+    const name = tunnelPoolName(entering.pool.name);
+    if (!pools.some((p) => p.name === name)) {
+      const nodeSelector = entering.pool.nodeSelector;
+      steps.push({
+        title: `Create IPPool ${name} (${target.tunnelPoolCidr}, VXLAN, Tunnel only) and wait until every node has its VXLAN tunnel address from it`,
+        write: { kind: "tunnelPool", pool: name, cidr: target.tunnelPoolCidr, nodeSelector },
+      });
+      pools = [
+        ...pools,
+        {
+          name,
+          cidr: target.tunnelPoolCidr,
+          ipVersion: 4,
+          blockSize: 32,
+          ipipMode: "Never",
+          vxlanMode: "Always",
+          natOutgoing: false,
+          disabled: false,
+          nodeSelector,
+          allowedUses: ["Tunnel"],
+        },
+      ];
+    }
   }
   for (const t of target.pools) {
     const pool = pools.find((p) => p.name === t.name);

@@ -1,6 +1,7 @@
 // Which tunnel addresses each node needs, by calico-node's allocate-tunnel-addrs rule (reference/calico.md,
 // "Tunnel addresses"): pools that allow Tunnel use, select the node, are not disabled and have the mode on.
 
+import { containsAddress } from "./cidr.js";
 import type { Pool } from "./model.js";
 import { isOn } from "./model.js";
 import type { NodeObservation, TunnelKind } from "./observation.js";
@@ -29,14 +30,23 @@ export function tunnelsNeeded(
   return TUNNEL_KINDS.filter((kind) => pools.some((p) => poolGives(p, kind) && selects(p, node)));
 }
 
-/** Nodes missing a tunnel address they need, as "node-2 (vxlan)". */
+/**
+ * Nodes missing a tunnel address they need, as "node-2 (vxlan)", or holding one no pool that gives it contains,
+ * as "node-2 (vxlan 10.0.0.7 moving)": allocate-tunnel-addrs keeps an address only while it lies in such a pool,
+ * else releases it and assigns another.
+ */
 export function missingTunnels(
   pools: readonly Pool[],
   nodes: readonly NodeObservation[],
 ): string[] {
   return nodes.flatMap((n) =>
-    tunnelsNeeded(pools, n)
-      .filter((kind) => !n.tunnel[kind])
-      .map((kind) => `${n.name} (${kind})`),
+    tunnelsNeeded(pools, n).flatMap((kind) => {
+      const address = n.tunnel[kind];
+      if (!address) return [`${n.name} (${kind})`];
+      const kept = pools.some(
+        (p) => poolGives(p, kind) && selects(p, n) && containsAddress(p.cidr, address),
+      );
+      return kept ? [] : [`${n.name} (${kind} ${address} moving)`];
+    }),
   );
 }

@@ -5,6 +5,7 @@
 import type { Backend } from "../calico/model.js";
 import type { Write } from "../calico/plan.js";
 import { kubectlBase } from "./read-kubectl.js";
+import { tunnelPoolManifest } from "../calico/tunnel-pool.js";
 import { CALICO_NODE_DAEMONSET, HELD_MAX_UNAVAILABLE, heldValue } from "../calico/rollout.js";
 
 export interface WriteContext {
@@ -18,6 +19,8 @@ export interface WriteContext {
 
 export interface Command {
   argv: string[];
+  /** Written to the command's standard input (a manifest for `create -f -`). */
+  stdin?: string;
   /** What the command changes, for logs and errors. */
   what: string;
 }
@@ -63,6 +66,14 @@ export function daemonSetPatch(backend: Backend, vni: number, port: number): obj
   };
 }
 
+/**
+ * A projectcalico.org/v3 manifest as the crd.projectcalico.org object kubectl creates: the CRD's apiVersion, and
+ * kubectl has no calicoctl to fill the defaults, so the manifest carries every field it means.
+ */
+function crdManifest(manifest: object): object {
+  return { ...manifest, apiVersion: "crd.projectcalico.org/v1" };
+}
+
 export function commandsFor(write: Write, c: WriteContext): Command[] {
   const kubectl = kubectlBase(c.kubectlPath, c.kubeconfig);
   const calico = (kind: string, crd: string, name: string, spec: object): Command => ({
@@ -106,6 +117,19 @@ export function commandsFor(write: Write, c: WriteContext): Command[] {
       ];
     case "pool":
       return [calico("ippool", "ippools.crd.projectcalico.org", write.pool, write.set)];
+    case "tunnelPool": {
+      const manifest = tunnelPoolManifest(write.pool, write.cidr, write.nodeSelector);
+      return [
+        {
+          what: `IPPool ${write.pool} created: ${JSON.stringify(manifest)}`,
+          argv:
+            c.client === "calicoctl"
+              ? [c.calicoctlPath, "create", "-f", "-"]
+              : [...kubectl, "create", "-f", "-"],
+          stdin: JSON.stringify(c.client === "calicoctl" ? manifest : crdManifest(manifest)),
+        },
+      ];
+    }
     case "rollout": {
       const patch = {
         metadata: {

@@ -4,6 +4,7 @@ import type { ClusterObservation } from "../calico/observation.js";
 import type { Write } from "../calico/plan.js";
 import { CALICO_NODE_DAEMONSET as ROLLOUT } from "../calico/rollout.js";
 import { runningBackend } from "../calico/routing.js";
+import { tunnelPoolManifest } from "../calico/tunnel-pool.js";
 
 type Objects = Record<string, Record<string, unknown>>;
 
@@ -21,6 +22,8 @@ function before(obs: ClusterObservation, writes: readonly Write[]): Objects {
       out[`IPPool/${w.pool}`] = { ipipMode: p?.ipipMode ?? null, vxlanMode: p?.vxlanMode ?? null };
     } else if (w.kind === "rollout") {
       out[ROLLOUT] = { ...out[ROLLOUT], maxUnavailable: obs.rollout.maxUnavailable ?? null };
+    } else if (w.kind === "tunnelPool") {
+      out[`IPPool/${w.pool}`] = {};
     } else {
       out["ConfigMap kube-system/calico-config"] = { calico_backend: runningBackend(obs.live) };
       out[ROLLOUT] = { ...out[ROLLOUT], template_backend: obs.rollout.templateBackend };
@@ -36,6 +39,10 @@ function after(start: Objects, writes: readonly Write[]): Objects {
     else if (w.kind === "pool") Object.assign(out[`IPPool/${w.pool}`] ?? {}, w.set);
     else if (w.kind === "rollout")
       out[ROLLOUT] = { ...out[ROLLOUT], maxUnavailable: w.maxUnavailable };
+    else if (w.kind === "tunnelPool")
+      out[`IPPool/${w.pool}`] = (
+        tunnelPoolManifest(w.pool, w.cidr, w.nodeSelector) as { spec: Record<string, unknown> }
+      ).spec;
     else {
       out["ConfigMap kube-system/calico-config"] = { calico_backend: w.backend };
       out[ROLLOUT] = { ...out[ROLLOUT], template_backend: w.backend };

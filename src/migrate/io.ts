@@ -52,7 +52,10 @@ export function realIo(
     async write(write: Write) {
       for (const cmd of commandsFor(write, { ...w, client })) {
         log(2, `writing ${cmd.what}`);
-        const r = await runner.run(cmd.argv, { timeoutSeconds: o.timeoutSeconds });
+        const r = await runner.run(cmd.argv, {
+          timeoutSeconds: o.timeoutSeconds,
+          ...(cmd.stdin === undefined ? {} : { stdin: cmd.stdin }),
+        });
         if (r.rc !== 0)
           throw DatastoreError.failed(
             cmd.argv,

@@ -4,6 +4,7 @@
 import type { Backend, EncapMode, FelixFlags } from "../../src/calico/model.js";
 import type { ClusterObservation, NodeObservation, Target } from "../../src/calico/observation.js";
 import type { Write } from "../../src/calico/plan.js";
+import { isTunnelOnly } from "../../src/calico/tunnel-pool.js";
 import { live218, pool } from "./builders.js";
 
 export type Encap =
@@ -34,13 +35,19 @@ export const NODES = ["node-1", "node-2", "node-3"];
 export function converge(obs: ClusterObservation): ClusterObservation {
   const v4 = obs.live.pools.filter((p) => p.ipVersion === 4 && !p.disabled);
   const v6 = obs.live.pools.filter((p) => p.ipVersion === 6 && !p.disabled);
+  // A Tunnel-only pool's /24 gives node i its (i+1)th address, as allocate-tunnel-addrs would from /32 blocks.
+  const tunnelPool = v4.find((p) => isTunnelOnly(p) && p.vxlanMode !== "Never");
   const nodes: NodeObservation[] = obs.nodes.map((n, i) => ({
     ...n,
     calicoNodeReady: true,
     tunnel: {
       ipip: v4.some((p) => p.ipipMode !== "Never") ? `10.233.${64 + i}.0` : null,
-      vxlan: v4.some((p) => p.vxlanMode !== "Never") ? `10.233.${64 + i}.1` : null,
-      vxlanV6: v6.some((p) => p.vxlanMode !== "Never") ? `fd85::${i + 1}:1` : null,
+      vxlan: tunnelPool
+        ? tunnelPool.cidr.replace(/\.\d+\/\d+$/, `.${i + 1}`)
+        : v4.some((p) => p.vxlanMode !== "Never")
+          ? `10.233.${64 + i}.1`
+          : null,
+      vxlanV6: v6.some((p) => p.vxlanMode !== "Never") ? `fd85:ee78:d8a6:8607::1:${i + 1}` : null,
     },
   }));
   const backend = (obs.live.configMapBackend ?? "bird") as Backend;
@@ -73,6 +80,20 @@ export function applyWrite(obs: ClusterObservation, w: Write): ClusterObservatio
     if (w.hold) rollout.heldMaxUnavailable = w.from;
     else delete rollout.heldMaxUnavailable;
     return { ...obs, live, rollout };
+  } else if (w.kind === "tunnelPool") {
+    live.pools = [
+      ...live.pools,
+      pool({
+        name: w.pool,
+        cidr: w.cidr,
+        blockSize: 32,
+        ipipMode: "Never",
+        vxlanMode: "Always",
+        natOutgoing: false,
+        allowedUses: ["Tunnel"],
+        nodeSelector: w.nodeSelector,
+      }),
+    ];
   } else {
     live.configMapBackend = w.backend;
   }

@@ -59,7 +59,10 @@ describe("calico_pool_check decision", () => {
       });
       expect(r.migration.reason).to.not.include("without dropping traffic");
       expect(r.migration.reason).to.include(
-        "short window with no route between the pool write and the last node's VTEP",
+        "window with no route between the pool write and the last node's VTEP",
+      );
+      expect(r.migration.reason, "it names the way to shrink the window").to.include(
+        "with tunnel_pool_cidr every VTEP is allocated from a Tunnel-only pool beforehand",
       );
     });
     it("never reports changed", () => expect(r.changed).to.equal(false));

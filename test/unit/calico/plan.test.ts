@@ -36,8 +36,10 @@ function felixOn(live: Live, flag: keyof FelixFlags, used: boolean): boolean {
 
 function pairsWithoutRoute(obs: ClusterObservation): string[] {
   const live = obs.live;
-  const v4 = live.pools.filter((p) => p.ipVersion === 4 && !p.disabled);
-  const v6 = live.pools.filter((p) => p.ipVersion === 6 && !p.disabled);
+  // Pods' pools: a Tunnel-only pool holds VTEPs, no pod's address, so no traffic of its own needs a route.
+  const pods = live.pools.filter((p) => p.allowedUses.includes("Workload"));
+  const v4 = pods.filter((p) => p.ipVersion === 4 && !p.disabled);
+  const v6 = pods.filter((p) => p.ipVersion === 6 && !p.disabled);
   const ipipUsed = v4.some((p) => p.ipipMode !== "Never");
   const vxlanUsed = v4.some((p) => p.vxlanMode !== "Never");
   const bird =
@@ -115,6 +117,83 @@ describe("calico_encap_migrate planner", () => {
               });
             }
     }
+
+  describe("with tunnel_pool_cidr: a Tunnel-only VXLAN pool before any pool moves into VXLAN", () => {
+    const CIDR = "172.30.0.0/24";
+    const TUNNEL = "default-pool-vxlan-tunnel";
+    for (const fromE of ENCAPS)
+      for (const fromB of BACKENDS)
+        for (const toE of ENCAPS)
+          for (const toB of BACKENDS) {
+            if (!runnable(fromE, fromB) || !runnable(toE, toB)) continue;
+            it(`${fromE}/${fromB} -> ${toE}/${toB}`, () => {
+              const from = start(fromE, fromB, "explicit");
+              const t = { ...target(toE, toB), tunnelPoolCidr: CIDR };
+              const { titles, end, gaps } = migrate(from, t);
+              expect(gaps, titles.join(" | ")).to.deep.equal([]);
+              expect(end.live.pools[0]).to.deep.include(modes(toE));
+              const entersVxlan = !fromE.startsWith("VXLAN") && toE.startsWith("VXLAN");
+              const created = titles.findIndex((x) => x.startsWith(`Create IPPool ${TUNNEL}`));
+              const switched = titles.findIndex((x) => x.startsWith("Switch IPPool default-pool "));
+              if (entersVxlan) {
+                expect(created, titles.join(" | ")).to.be.within(0, switched - 1);
+                const vteps = end.nodes.map((n) => n.tunnel.vxlan);
+                expect(vteps.every((a) => a?.startsWith("172.30.0."))).to.equal(true);
+              } else expect(created, titles.join(" | ")).to.equal(-1);
+              const again = plan(end, t);
+              expect(again.ok && again.steps.length, "a second run has nothing to do").to.equal(0);
+            });
+          }
+
+    it("keeps the tunnel pool there and back: VXLAN -> IPIP -> VXLAN creates it once, and the check never counts it", () => {
+      const cidr = { tunnelPoolCidr: CIDR };
+      const there = migrate(start("IPIP Always", "bird", "explicit"), {
+        ...target("VXLAN Always", "vxlan"),
+        ...cidr,
+      });
+      const back = migrate(there.end, { ...target("IPIP Always", "bird"), ...cidr });
+      expect(back.gaps).to.deep.equal([]);
+      expect(back.end.live.pools.map((p) => p.name)).to.deep.equal(["default-pool", TUNNEL]);
+      expect(
+        back.end.nodes.map((n) => n.tunnel.vxlan),
+        "the VTEPs stay",
+      ).to.deep.equal(there.end.nodes.map((n) => n.tunnel.vxlan));
+      const again = migrate(back.end, { ...target("VXLAN Always", "vxlan"), ...cidr });
+      expect(again.titles.filter((x) => x.startsWith("Create"))).to.deep.equal([]);
+      const report = checkPools(inventory({}), back.end.live);
+      expect(report.findings.filter((f) => JSON.stringify(f).includes(TUNNEL))).to.deep.equal([]);
+    });
+
+    it("refuses, before any write, a CIDR that is not IPv4, overlaps a pool, is too small, or a pool in the way", () => {
+      const from = start("IPIP Always", "bird", "explicit");
+      const reason = (cidr: string, obs = from): string => {
+        const p = plan(obs, { ...target("VXLAN Always", "vxlan"), tunnelPoolCidr: cidr });
+        return p.ok ? "planned" : p.reason;
+      };
+      expect(reason("fd00::/120")).to.match(/^tunnel_pool_cidr fd00::\/120 is IPv6/);
+      expect(reason("172.30.0.0")).to.match(/is not a CIDR/);
+      expect(reason("10.233.100.0/24")).to.match(
+        /overlaps IPPool default-pool \(10\.233\.64\.0\/18\)/,
+      );
+      expect(reason("172.30.0.0/30")).to.match(
+        /holds 4 addresses, but the 3 nodes need one each plus 2 spare/,
+      );
+      expect(reason("172.30.0.0/29")).to.equal("planned");
+      const squatter = {
+        ...from,
+        live: {
+          ...from.live,
+          pools: [
+            ...from.live.pools,
+            pool({ name: TUNNEL, cidr: "172.30.0.0/24", ipipMode: "Never", vxlanMode: "Always" }),
+          ],
+        },
+      };
+      expect(reason(CIDR, squatter)).to.match(
+        /IPPool default-pool-vxlan-tunnel exists but is not the tunnel pool/,
+      );
+    });
+  });
 
   describe("dual-stack: the IPv6 pool beside the IPv4 one (v3.32.1, Felix explicit)", () => {
     for (const fromE of ENCAPS)

@@ -6,6 +6,7 @@ import { commandsFor, daemonSetPatch } from "../../../src/cluster/write.js";
 import { migrationDiff } from "../../../src/migrate/diff.js";
 import { targetFromOptions } from "../../../src/calico/kubespray.js";
 import { mtuWarning, summarize } from "../../../src/migrate/target.js";
+import { missingTunnels } from "../../../src/calico/tunnels.js";
 import { start } from "../../support/sim-cluster.js";
 
 const CTX: WriteContext = {
@@ -18,6 +19,22 @@ const CTX: WriteContext = {
 };
 
 describe("migration writes", () => {
+  it("a node's tunnel address outside every pool that gives it is moving, not settled", () => {
+    const obs = start("VXLAN Always", "vxlan", "explicit");
+    const node = obs.nodes[0];
+    if (!node) throw new Error("no node");
+    const pools = obs.live.pools;
+    expect(
+      missingTunnels(pools, [{ ...node, tunnel: { ...node.tunnel, vxlan: "10.233.64.1" } }]),
+    ).to.deep.equal([]);
+    expect(
+      missingTunnels(pools, [{ ...node, tunnel: { ...node.tunnel, vxlan: "172.30.0.1" } }]),
+    ).to.deep.equal(["node-1 (vxlan 172.30.0.1 moving)"]);
+    expect(
+      missingTunnels(pools, [{ ...node, tunnel: { ...node.tunnel, vxlan: null } }]),
+    ).to.deep.equal(["node-1 (vxlan)"]);
+  });
+
   it("switches a pool's two modes in one calicoctl patch", () => {
     const [cmd, ...rest] = commandsFor(
       {
@@ -37,6 +54,45 @@ describe("migration writes", () => {
       "-p",
       '{"spec":{"ipipMode":"Never","vxlanMode":"Always"}}',
     ]);
+  });
+
+  it("creates the tunnel pool from a manifest on stdin: calicoctl create, or kubectl create of the CRD object", () => {
+    const w = {
+      kind: "tunnelPool" as const,
+      pool: "default-pool-vxlan-tunnel",
+      cidr: "172.30.0.0/24",
+      nodeSelector: "all()",
+    };
+    const [cmd, ...rest] = commandsFor(w, CTX);
+    expect(rest).to.deep.equal([]);
+    expect(cmd?.argv).to.deep.equal(["/usr/local/bin/calicoctl.sh", "create", "-f", "-"]);
+    expect(JSON.parse(cmd?.stdin ?? "null")).to.deep.equal({
+      apiVersion: "projectcalico.org/v3",
+      kind: "IPPool",
+      metadata: { name: "default-pool-vxlan-tunnel" },
+      spec: {
+        cidr: "172.30.0.0/24",
+        blockSize: 32,
+        ipipMode: "Never",
+        vxlanMode: "Always",
+        natOutgoing: false,
+        disableBGPExport: true,
+        allowedUses: ["Tunnel"],
+        nodeSelector: "all()",
+      },
+    });
+    const [viaKubectl] = commandsFor(w, { ...CTX, client: "kubectl" });
+    expect(viaKubectl?.argv.slice(-3)).to.deep.equal(["create", "-f", "-"]);
+    expect(JSON.parse(viaKubectl?.stdin ?? "null")).to.deep.include({
+      apiVersion: "crd.projectcalico.org/v1",
+      kind: "IPPool",
+    });
+    const diff = migrationDiff(start("IPIP Always", "bird", "explicit"), [w]);
+    expect(diff.before["IPPool/default-pool-vxlan-tunnel"]).to.deep.equal({});
+    expect(diff.after["IPPool/default-pool-vxlan-tunnel"]).to.deep.include({
+      cidr: "172.30.0.0/24",
+      allowedUses: ["Tunnel"],
+    });
   });
 
   it("keeps the DaemonSet's maxUnavailable in an annotation while it rolls every node at once, and puts it back", () => {
