@@ -1,5 +1,6 @@
-// npm run bench:migrate: calico_encap_migrate from IPIP/bird to VXLAN/vxlan on the lab at 3 nodes (data plane on)
-// and 100 and 1000 nodes (data plane off; the stand-in handles any count). Measures the migration's wall time
+// npm run bench:migrate: calico_encap_migrate from IPIP/bird to VXLAN/vxlan on the lab at 3 nodes (the real
+// calico-node, data plane on) and 100 and 1000 nodes (data plane off: a control-plane-only simulation by the
+// stand-in, which handles any count). Measures the migration's wall time
 // against the convergence time (from the last write until every node converged), the datastore calls per
 // poll, and the memory of the lab and the stand-in. It measures; it never fails on time.
 
