@@ -91,7 +91,7 @@ test-ansible-versions: setup lab-build
 # Molecule, the Kubespray Ansible versions and the rest of the tour (slot B); each part of the tour starts its own lab.
 INTEGRATION := dist/test/integration/**/*.test.js
 TOUR := dist/test/integration/transitions.test.js
-TOUR_SPLIT := 9
+TOUR_SPLIT := 5
 test-integration: setup lab-build
 	$(MOCHA) --timeout 300000 '$(INTEGRATION)'
 

@@ -34,20 +34,25 @@ import {
 import type { Encap } from "../support/sim-cluster.js";
 import { applyWrite, converge, modes, start, target } from "../support/sim-cluster.js";
 
-type Direction = "to VXLAN" | "to IPIP";
+type Direction = "to VXLAN" | "to IPIP" | "to VXLAN, tunnel pool";
 const STATES: Record<
   Direction,
   { from: [Encap, "bird" | "vxlan"]; to: [Encap, "bird" | "vxlan"] }
 > = {
   "to VXLAN": { from: ["IPIP Always", "bird"], to: ["VXLAN Always", "vxlan"] },
   "to IPIP": { from: ["VXLAN Always", "vxlan"], to: ["IPIP Always", "bird"] },
+  "to VXLAN, tunnel pool": { from: ["IPIP Always", "bird"], to: ["VXLAN Always", "vxlan"] },
 };
+/** tunnel_pool_cidr of the "to VXLAN, tunnel pool" runs: a Tunnel-only pool created before the pool switch. */
+const TUNNEL_POOL = { name: "default-pool-vxlan-tunnel", cidr: "172.30.0.0/24" };
+const tunnelPoolOf = (d: Direction): { tunnelPoolCidr?: string } =>
+  d === "to VXLAN, tunnel pool" ? { tunnelPoolCidr: TUNNEL_POOL.cidr } : {};
 
 /** The steps with a write the executor takes in a direction, by the pure planner on the simulated cluster. */
 function writeSteps(d: Direction): string[] {
   const { from, to } = STATES[d];
   let obs: ClusterObservation = start(from[0], from[1], "explicit");
-  const goal = target(to[0], to[1]);
+  const goal = { ...target(to[0], to[1]), ...tunnelPoolOf(d) };
   const titles: string[] = [];
   for (let i = 0; i < 20; i++) {
     const p = plan(obs, goal);
@@ -67,22 +72,45 @@ interface Chain {
   phase: Phase;
 }
 
-/** Alternating directions, so each migration starts where the one before ended. */
+/**
+ * Alternating directions, so each migration starts where the one before ended. A "tunnel pool" run starts without
+ * the tunnel pool (an earlier one's is deleted first, under IPIP where no traffic uses it), so that its creation is
+ * among the steps killed. The in-place waits are killed in the tunnel pool's chain: the same waits, with the VTEPs
+ * allocated in the tunnel pool's step instead of the pool switch's.
+ */
 const CHAINS: Chain[] = [
   { direction: "to VXLAN", phase: "step" },
   { direction: "to IPIP", phase: "step" },
-  { direction: "to VXLAN", phase: "wait" },
+  { direction: "to VXLAN, tunnel pool", phase: "wait" },
   { direction: "to IPIP", phase: "wait" },
+  { direction: "to VXLAN, tunnel pool", phase: "step" },
 ];
 
 function args(lab: Lab, d: Direction): Record<string, unknown> {
   const [encap, backend] = STATES[d].to;
+  const tunnel = tunnelPoolOf(d).tunnelPoolCidr;
   return {
     ...migrateArgs(lab),
     ipip_mode: modes(encap).ipipMode,
     vxlan_mode: modes(encap).vxlanMode,
     network_backend: backend,
+    ...(tunnel === undefined ? {} : { tunnel_pool_cidr: tunnel }),
   };
+}
+
+/** A "tunnel pool" run starts without the tunnel pool, so that creating it is among the steps killed. */
+async function dropTunnelPool(lab: Lab, d: Direction): Promise<void> {
+  if (d !== "to VXLAN, tunnel pool") return;
+  // Under IPIP no traffic uses the tunnel pool's VTEPs; allocate-tunnel-addrs releases them.
+  await execa(lab.calicoctlSh, ["delete", "ippool", TUNNEL_POOL.name], { reject: false });
+  await waitUntil("no node keeps a VXLAN tunnel address", async () => {
+    const nodes = JSON.parse(await kubectl(lab, "get", "nodes", "-o", "json")) as {
+      items: { metadata: { annotations?: Record<string, string> } }[];
+    };
+    return nodes.items.every(
+      (n) => !n.metadata.annotations?.["projectcalico.org/IPv4VXLANTunnelAddr"],
+    );
+  });
 }
 
 /**
@@ -216,7 +244,10 @@ describe("calico_encap_migrate killed during each step and each wait, then re-ru
     expect(bird[0]).to.match(/^Let calico-node roll on every node at once/);
     expect(bird.at(-1)).to.equal("Restore the calico-node DaemonSet's maxUnavailable to 20%");
     expect(writeSteps("to VXLAN")).to.have.length.at.least(3);
-    for (const d of ["to VXLAN", "to IPIP"] as Direction[])
+    expect(writeSteps("to VXLAN, tunnel pool")[1]).to.match(
+      /^Create IPPool default-pool-vxlan-tunnel \(172\.30\.0\.0\/24/,
+    );
+    for (const d of ["to VXLAN", "to IPIP", "to VXLAN, tunnel pool"] as Direction[])
       for (const phase of ["step", "wait"] as Phase[])
         expect(CHAINS, `${d} ${phase}`).to.deep.include({ direction: d, phase });
   });
@@ -225,6 +256,7 @@ describe("calico_encap_migrate killed during each step and each wait, then re-ru
     const steps = writeSteps(c.direction);
     const how = c.phase === "step" ? "as it writes" : "while it waits after";
     it(`${c.direction}: killed ${how} each of its ${steps.length} steps in turn, each time re-run, then completed through Ansible`, async () => {
+      await dropTunnelPool(lab, c.direction);
       await pinFelix(lab, c.direction);
       await resetProber(lab);
       const t: Timeline = { opened: [], written: [] };
