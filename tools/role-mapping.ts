@@ -113,8 +113,9 @@ export async function loadRoleMapping(root = repoRoot): Promise<MappingRow[]> {
   });
 }
 
+/** A value as inline code; the empty string, which Markdown cannot put in backticks, as `""`. */
 const code = (v: unknown): string =>
-  `\`${(typeof v === "string" ? v : JSON.stringify(v)).replaceAll("|", "\\|")}\``;
+  `\`${(typeof v === "string" && v !== "" ? v : JSON.stringify(v)).replaceAll("|", "\\|")}\``;
 
 /** The README table: one row per option, in the order of vars/main.yml. */
 export function mappingTable(rows: MappingRow[]): string {

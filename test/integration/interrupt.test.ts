@@ -247,9 +247,15 @@ describe("calico_encap_migrate killed during each step and each wait, then re-ru
     expect(writeSteps("to VXLAN, tunnel pool")[1]).to.match(
       /^Create IPPool default-pool-vxlan-tunnel \(172\.30\.0\.0\/24/,
     );
+    // Every write of every path is killed; every wait too, the in-place VXLAN waits within the tunnel pool's path.
     for (const d of ["to VXLAN", "to IPIP", "to VXLAN, tunnel pool"] as Direction[])
-      for (const phase of ["step", "wait"] as Phase[])
-        expect(CHAINS, `${d} ${phase}`).to.deep.include({ direction: d, phase });
+      expect(CHAINS, `${d} step`).to.deep.include({ direction: d, phase: "step" });
+    for (const d of ["to IPIP", "to VXLAN, tunnel pool"] as Direction[])
+      expect(CHAINS, `${d} wait`).to.deep.include({ direction: d, phase: "wait" });
+    const inPlace = writeSteps("to VXLAN");
+    expect(
+      writeSteps("to VXLAN, tunnel pool").filter((t) => !t.startsWith("Create IPPool")),
+    ).to.deep.equal(inPlace);
   });
 
   for (const c of CHAINS) {

@@ -63,7 +63,7 @@ prober start --pods "$state/kubelet/pods.json" --max-seconds 900
 say "2. The preflight with Kubespray 2.19's defaults (the 2022 upgrade): expect it to block"
 if playbook preflight "${kubespray_219[@]}"; then die "the preflight passed; it should have blocked the 2.19 defaults"; fi
 
-say "3. The migration to Kubespray 2.19's encapsulation (VXLAN, backend vxlan) with a tunnel pool for the VTEPs, the prober sending 600 probes a second"
+say "3. The migration to Kubespray 2.19's encapsulation (VXLAN, backend vxlan) with a tunnel pool for the VTEPs, the prober sending about 1200 probes a second"
 prober reset
 sleep 1
 playbook migrate -v -e calico_encap_wait_sleep=1 -e calico_encap_tunnel_pool_cidr=172.30.0.0/24 || die "the migration failed"
