@@ -103,6 +103,8 @@ export interface TargetOptions {
   ipv6_stack: boolean;
   vxlan_mode_ipv6: EncapMode;
   tunnel_pool_cidr?: string | null;
+  pods_subnet?: string | null;
+  service_addresses?: string | null;
 }
 
 export function targetFromOptions(o: TargetOptions): Target {
@@ -120,6 +122,14 @@ export function targetFromOptions(o: TargetOptions): Target {
         },
       ]
     : [];
-  const tunnel = o.tunnel_pool_cidr ? { tunnelPoolCidr: o.tunnel_pool_cidr } : {};
+  const cluster = [
+    { variable: "kube_pods_subnet", cidr: o.pods_subnet },
+    { variable: "kube_service_addresses", cidr: o.service_addresses },
+  ].filter(
+    (c): c is { variable: string; cidr: string } => typeof c.cidr === "string" && c.cidr !== "",
+  );
+  const tunnel = o.tunnel_pool_cidr
+    ? { tunnelPoolCidr: o.tunnel_pool_cidr, clusterCidrs: cluster }
+    : {};
   return { pools: [...v4, ...v6], backend: o.network_backend, ...tunnel };
 }

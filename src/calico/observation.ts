@@ -15,6 +15,8 @@ export interface NodeObservation {
   calicoNodeReady: boolean;
   /** The Kubernetes Node a Calico Node belongs to (its orchRefs), when it names one. */
   kubeNodeName?: string;
+  /** The node's own addresses (Calico Node spec.bgp / spec.addresses, Kubernetes Node status.addresses), no prefix. */
+  addresses?: string[];
 }
 
 /** A Kubernetes Node as the DaemonSet controller schedules onto it. */
@@ -88,4 +90,6 @@ export interface Target {
   backend: Backend;
   /** tunnel_pool_cidr: pre-allocate VTEPs from a Tunnel-only pool before a pool moves into VXLAN (tunnel-pool.ts). */
   tunnelPoolCidr?: string;
+  /** Networks the tunnel pool must not overlap besides the pools: Kubespray's kube_pods_subnet and kube_service_addresses. */
+  clusterCidrs?: { variable: string; cidr: string }[];
 }

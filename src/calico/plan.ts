@@ -128,7 +128,7 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
     refusal(obs.live, target) ??
     (target.tunnelPoolCidr === undefined
       ? null
-      : tunnelPoolRefusal(target.tunnelPoolCidr, obs.live.pools, target.pools, obs.nodes.length));
+      : tunnelPoolRefusal(target.tunnelPoolCidr, obs.live.pools, target, obs.nodes));
   if (refused) return { ok: false, reason: refused };
 
   const steps: Step[] = [];

@@ -6,10 +6,10 @@
 // keeps it across the switch: Felix does not restart for a new VXLAN address in the switch's window. The pool
 // stays afterwards: deleting it would move every VTEP again. Pure.
 
-import { cidrsOverlap, parseCidr } from "./cidr.js";
+import { cidrsOverlap, containsAddress, parseCidr } from "./cidr.js";
 import type { Pool } from "./model.js";
 import { isOn } from "./model.js";
-import type { TargetPool } from "./observation.js";
+import type { NodeObservation, Target } from "./observation.js";
 
 /**
  * What an IPIP -> VXLAN switch costs in traffic, as measured on the lab's real calico-node (test/bench/FIGURES.md),
@@ -60,7 +60,7 @@ export function tunnelPoolManifest(name: string, cidr: string, nodeSelector: str
 /** The one IPv4 pool that moves into VXLAN (its vxlanMode turns on), when the tunnel pool applies; else null. */
 export function poolEnteringVxlan(
   pools: readonly Pool[],
-  target: readonly TargetPool[],
+  target: Target["pools"],
 ): { pool: Pool; count: number } | null {
   const entering = pools.filter((p) => {
     const t = target.find((x) => x.name === p.name);
@@ -72,21 +72,23 @@ export function poolEnteringVxlan(
 
 /**
  * Why tunnel_pool_cidr cannot serve this migration, or null. Checked before any write: the CIDR must be IPv4,
- * overlap no other pool, and hold one address per node plus headroom; a pool already named like the tunnel pool
- * must be one (Tunnel only, VXLAN Always, the same CIDR).
+ * overlap no other pool, neither kube_pods_subnet nor kube_service_addresses, contain no node's own address, and
+ * hold one address per node plus headroom; a pool already named like the tunnel pool must be one (Tunnel only,
+ * VXLAN Always, the same CIDR).
  */
 export function tunnelPoolRefusal(
   cidr: string,
   pools: readonly Pool[],
-  target: readonly TargetPool[],
-  nodes: number,
+  target: Target,
+  nodeList: readonly Pick<NodeObservation, "name" | "addresses">[],
 ): string | null {
+  const nodes = nodeList.length;
   const parsed = parseCidr(cidr);
   if (!parsed)
     return `tunnel_pool_cidr ${cidr} is not a CIDR: give an IPv4 network such as 172.30.0.0/24.`;
   if (parsed.version !== 4)
     return `tunnel_pool_cidr ${cidr} is IPv6: Calico's pre-allocated VTEPs serve IPv4 pools (allocate-tunnel-addrs takes an IPv4 node's VXLAN address from an IPv4 pool); give an IPv4 network.`;
-  const entering = poolEnteringVxlan(pools, target);
+  const entering = poolEnteringVxlan(pools, target.pools);
   if (!entering) return null;
   if (entering.count > 1)
     return `tunnel_pool_cidr serves one pool, but ${entering.count} IPv4 pools would move into VXLAN: migrate them one run at a time.`;
@@ -108,6 +110,14 @@ export function tunnelPoolRefusal(
     .map((p) => `${p.name} (${p.cidr})`);
   if (overlapping.length)
     return `tunnel_pool_cidr ${cidr} overlaps IPPool ${overlapping.join(", ")}: give a network no pool uses.`;
+  const cluster = (target.clusterCidrs ?? []).filter((c) => cidrsOverlap(c.cidr, cidr));
+  if (cluster.length)
+    return `tunnel_pool_cidr ${cidr} overlaps ${cluster.map((c) => `${c.variable} ${c.cidr}`).join(" and ")}: give a network the cluster does not use.`;
+  const hosts = nodeList.flatMap((n) =>
+    (n.addresses ?? []).filter((a) => containsAddress(cidr, a)).map((a) => `${n.name} (${a})`),
+  );
+  if (hosts.length)
+    return `tunnel_pool_cidr ${cidr} contains the address of node ${hosts.join(", ")}: give a network no node uses.`;
   const size = 2 ** (32 - parsed.prefix);
   const needed = nodes + tunnelPoolHeadroom(nodes);
   if (size < needed)

@@ -56,7 +56,37 @@ export function parseNode(obj: Json): Omit<NodeObservation, "calicoNodeReady"> {
       ? refs.filter(isObject).find((r) => r.orchestrator === "k8s")
       : undefined;
   const kubeNodeName = str(field(k8sRef, "nodeName"));
-  return { name, labels: labels(obj), tunnel, ...(kubeNodeName ? { kubeNodeName } : {}) };
+  return {
+    name,
+    labels: labels(obj),
+    tunnel,
+    ...(kubeNodeName ? { kubeNodeName } : {}),
+    addresses: nodeAddresses(obj, calico),
+  };
+}
+
+/**
+ * A node's own addresses, without their prefix length: a Calico Node's spec.bgp.ipv4Address / ipv6Address and
+ * spec.addresses, a Kubernetes Node's status.addresses and calico-node's projectcalico.org/IPv4Address annotation.
+ */
+function nodeAddresses(obj: Json, calico: boolean): string[] {
+  const listed = (list: unknown): unknown[] =>
+    Array.isArray(list) ? list.filter(isObject).map((a) => a.address) : [];
+  const found = calico
+    ? [
+        field(obj, "spec", "bgp", "ipv4Address"),
+        field(obj, "spec", "bgp", "ipv6Address"),
+        ...listed(field(obj, "spec", "addresses")),
+      ]
+    : [
+        ...listed(field(obj, "status", "addresses")),
+        field(obj, "metadata", "annotations", "projectcalico.org/IPv4Address"),
+        field(obj, "metadata", "annotations", "projectcalico.org/IPv6Address"),
+      ];
+  const addresses = found
+    .map((a) => str(a)?.split("/")[0] ?? "")
+    .filter((a) => /^[0-9a-fA-F.:]+$/.test(a) && (a.includes(".") || a.includes(":")));
+  return [...new Set(addresses)];
 }
 
 const text = (v: unknown): string => (typeof v === "string" ? v : "");

@@ -31,9 +31,17 @@ export interface CalicoEncapMigrateOptions {
    */
   extra_pools?: string[];
   /**
-   * An IPv4 network for a Tunnel-only VXLAN pool, <pool_name>-vxlan-tunnel (vxlanMode Always, allowedUses Tunnel, blockSize 32, disableBGPExport, the pool's nodeSelector). When a pool moves into VXLAN, the migration first creates it and waits until every node has its VXLAN tunnel address (VTEP) from it, so that no VTEP moves and Felix does not restart at the pool's switch. The pool stays afterwards (deleting it would move every VTEP again; calico_pool_check knows it). Refused before any write when it is not IPv4, overlaps a pool, or holds fewer addresses than the nodes plus headroom. Opt-in: empty (the default), the pool switches in place; unused when no pool moves into VXLAN.
+   * An IPv4 network for a Tunnel-only VXLAN pool, <pool_name>-vxlan-tunnel (vxlanMode Always, allowedUses Tunnel, blockSize 32, disableBGPExport, the pool's nodeSelector). When a pool moves into VXLAN, the migration first creates it and waits until every node has its VXLAN tunnel address (VTEP) from it, so that no VTEP moves and Felix does not restart at the pool's switch. The pool stays afterwards (deleting it would move every VTEP again; calico_pool_check knows it). Refused before any write when it is not IPv4, overlaps a pool, pods_subnet or service_addresses, contains a node's address, or holds fewer addresses than the nodes plus headroom. Opt-in: empty (the default), the pool switches in place; unused when no pool moves into VXLAN.
    */
   tunnel_pool_cidr?: string;
+  /**
+   * The cluster's IPv4 pod network (Kubespray kube_pods_subnet). Only tunnel_pool_cidr is checked against it.
+   */
+  pods_subnet?: string;
+  /**
+   * The cluster's IPv4 service network (Kubespray kube_service_addresses). Only tunnel_pool_cidr is checked against it.
+   */
+  service_addresses?: string;
   /**
    * Whether the cluster has an IPv6 pod network (Kubespray ipv6_stack, or enable_dual_stack_networks on older releases). Enables the IPv6 pool comparison.
    */
@@ -95,6 +103,8 @@ export interface CalicoEncapMigrateParams {
   pool_name: NonNullable<CalicoEncapMigrateOptions["pool_name"]>;
   extra_pools: NonNullable<CalicoEncapMigrateOptions["extra_pools"]>;
   tunnel_pool_cidr: NonNullable<CalicoEncapMigrateOptions["tunnel_pool_cidr"]>;
+  pods_subnet: NonNullable<CalicoEncapMigrateOptions["pods_subnet"]>;
+  service_addresses: NonNullable<CalicoEncapMigrateOptions["service_addresses"]>;
   ipv6_stack: NonNullable<CalicoEncapMigrateOptions["ipv6_stack"]>;
   vxlan_mode_ipv6: NonNullable<CalicoEncapMigrateOptions["vxlan_mode_ipv6"]>;
   datastore: NonNullable<CalicoEncapMigrateOptions["datastore"]>;

@@ -179,6 +179,28 @@ describe("calico_encap_migrate planner", () => {
         /holds 4 addresses, but the 3 nodes need one each plus 2 spare/,
       );
       expect(reason("172.30.0.0/29")).to.equal("planned");
+      const kubespray = {
+        ...target("VXLAN Always", "vxlan"),
+        clusterCidrs: [
+          { variable: "kube_pods_subnet", cidr: "10.233.64.0/18" },
+          { variable: "kube_service_addresses", cidr: "10.233.0.0/18" },
+        ],
+      };
+      const refusedBy = (cidr: string, obs = from): string => {
+        const p = plan(obs, { ...kubespray, tunnelPoolCidr: cidr });
+        return p.ok ? "planned" : p.reason;
+      };
+      expect(refusedBy("10.233.1.0/24")).to.equal(
+        "tunnel_pool_cidr 10.233.1.0/24 overlaps kube_service_addresses 10.233.0.0/18: give a network the cluster does not use.",
+      );
+      const withAddresses = {
+        ...from,
+        nodes: from.nodes.map((n, i) => ({ ...n, addresses: [`172.30.0.${11 + i}`] })),
+      };
+      expect(refusedBy("172.30.0.0/24", withAddresses)).to.match(
+        /contains the address of node node-1 \(172\.30\.0\.11\), node-2 \(172\.30\.0\.12\), node-3/,
+      );
+      expect(refusedBy("172.31.0.0/24", withAddresses)).to.equal("planned");
       const squatter = {
         ...from,
         live: {

@@ -22,6 +22,9 @@ describe("parsing what the migration waits on (recorded lab output)", () => {
     expect(nodes.map((n) => n.name)).to.deep.equal(["node-1", "node-2", "node-3"]);
     expect(nodes[0]?.tunnel).to.deep.equal({ ipip: "10.233.64.0", vxlan: null, vxlanV6: null });
     expect(nodes[0]?.labels["kubernetes.io/hostname"]).to.equal("node-1");
+    expect(nodes[0]?.addresses, "the node's own address, never its hostname").to.satisfy(
+      (a: string[]) => a.length > 0 && a.every((x) => /^\d+\.\d+\.\d+\.\d+$/.test(x)),
+    );
   });
 
   it("reads the same from Calico Nodes (calicoctl), and VXLAN ones on a 2.19 cluster", () => {
@@ -29,6 +32,9 @@ describe("parsing what the migration waits on (recorded lab output)", () => {
       parseNode,
     );
     expect(calico[1]?.tunnel.ipip).to.equal("10.233.65.0");
+    expect(calico[1]?.addresses?.[0], "spec.bgp.ipv4Address without its prefix").to.match(
+      /^\d+\.\d+\.\d+\.\d+$/,
+    );
     const vxlan = (fixture("kubespray-2.19", "kubectl-get-nodes.json").items as Json[]).map(
       parseNode,
     );
