@@ -70,6 +70,15 @@ export function poolEnteringVxlan(
   return first ? { pool: first, count: entering.length } : null;
 }
 
+/** The warning of a migration that moves a pool into VXLAN in place (without tunnel_pool_cidr), or null. */
+export function inPlaceWindowWarning(pools: readonly Pool[], target: Target): string | null {
+  if (target.tunnelPoolCidr) return null;
+  const entering = poolEnteringVxlan(pools, target.pools);
+  return entering
+    ? `IPPool ${entering.pool.name} moves into VXLAN without tunnel_pool_cidr, and ${IN_PLACE_WINDOW}.`
+    : null;
+}
+
 /**
  * Why tunnel_pool_cidr cannot serve this migration, or null. Checked before any write: the CIDR must be IPv4,
  * overlap no other pool, neither kube_pods_subnet nor kube_service_addresses, contain no node's own address, and

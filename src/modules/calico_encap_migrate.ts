@@ -12,6 +12,7 @@ import { migrationDiff } from "../migrate/diff.js";
 import { MigrationFailed, brief, migrate } from "../migrate/executor.js";
 import { realIo } from "../migrate/io.js";
 import { targetFromOptions } from "../calico/kubespray.js";
+import { inPlaceWindowWarning } from "../calico/tunnel-pool.js";
 import { mtuWarning, summarize, summarizeTarget } from "../migrate/target.js";
 import type { ModuleContext, ModuleDefinition, ModuleResult } from "../protocol/module.js";
 
@@ -59,9 +60,15 @@ export async function runMigrate(
   const planOut = planned.steps.map((s) => ({ title: s.title, write: s.write }));
   const diff = ctx.diff && writes.length ? { diff: migrationDiff(start, writes) } : {};
   const mtu = mtuWarning(from, summarizeTarget(target));
+  const inPlace = inPlaceWindowWarning(start.live.pools, target);
   const skipped = skippedNodeWarnings(start);
   const warn = (changed: boolean, more: string[] = []): { warnings?: string[] } => {
-    const all = [...(changed && mtu ? [mtu] : []), ...skipped, ...more];
+    const all = [
+      ...(changed && inPlace ? [inPlace] : []),
+      ...(changed && mtu ? [mtu] : []),
+      ...skipped,
+      ...more,
+    ];
     return all.length ? { warnings: all } : {};
   };
   if (ctx.checkMode)

@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeletStatus } from "../lab/kubelet/status.js";
 import { runTask, type TaskResult } from "../support/ansible.js";
-import type { Lab } from "../support/lab.js";
+import type { Lab, ProberFigures } from "../support/lab.js";
 import {
   calicoctl,
   hasVxlanDevice,
@@ -59,6 +59,16 @@ function inCidr(ip: string, cidr: string): boolean {
   const n = (a: string): number => a.split(".").reduce((s, o) => s * 256 + Number(o), 0);
   const size = 2 ** (32 - Number(len));
   return Math.floor(n(ip) / size) === Math.floor(n(base ?? "") / size);
+}
+
+/** One migration through Ansible with the prober reset before it: its result, its steps and what the prober saw. */
+async function measured(
+  lab: Lab,
+  args: Record<string, unknown>,
+): Promise<{ r: TaskResult; steps: StepTiming[]; p: ProberFigures }> {
+  await resetProber(lab);
+  const r: TaskResult = (await runTask({ calico_encap_migrate: args })).result;
+  return { r, steps: r.steps as StepTiming[], p: await readProber(lab) };
 }
 
 describe("the real calico-node in the lab", function () {
@@ -151,12 +161,7 @@ describe("the real calico-node in the lab", function () {
   });
 
   it("IPIP/bird -> VXLAN/vxlan in place: every Felix restarts with 129, probes are lost only within the pool switch step", async () => {
-    await resetProber(lab);
-    const r: TaskResult = (
-      await runTask({ calico_encap_migrate: { ...migrateArgs(lab), ...TO_VXLAN } })
-    ).result;
-    const p = await readProber(lab);
-    const steps = r.steps as StepTiming[];
+    const { r, steps, p } = await measured(lab, { ...migrateArgs(lab), ...TO_VXLAN });
     console.log(
       `      real calico-node, IPIP/bird -> VXLAN/vxlan in place: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms; steps ${steps.map((s) => s.seconds).join(" s, ")} s`,
     );
@@ -175,12 +180,7 @@ describe("the real calico-node in the lab", function () {
   });
 
   it("VXLAN/vxlan -> IPIP/bird: calico-node rolls on every node at once, BIRD peers, maxUnavailable goes back; loss only in the pool switch step", async () => {
-    await resetProber(lab);
-    const r: TaskResult = (
-      await runTask({ calico_encap_migrate: { ...migrateArgs(lab), ...TO_IPIP } })
-    ).result;
-    const p = await readProber(lab);
-    const steps = r.steps as StepTiming[];
+    const { r, steps, p } = await measured(lab, { ...migrateArgs(lab), ...TO_IPIP });
     console.log(
       `      real calico-node, VXLAN/vxlan -> IPIP/bird: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms; steps ${steps.map((s) => `${s.title.split(" ").slice(0, 3).join(" ")} ${s.seconds} s`).join(", ")}`,
     );
@@ -221,11 +221,8 @@ describe("the real calico-node in the lab", function () {
     const VXLAN_ADDR = "projectcalico.org/IPv4VXLANTunnelAddr";
     const TUNNEL_CIDR = "172.30.0.0/24";
     expect(kubeletStatus(lab).summary.birdRunning, "the lab is on IPIP/bird").to.equal(3);
-    await resetProber(lab);
     const args = { ...migrateArgs(lab), ...TO_VXLAN, tunnel_pool_cidr: TUNNEL_CIDR };
-    const r: TaskResult = (await runTask({ calico_encap_migrate: args })).result;
-    const p = await readProber(lab);
-    const steps = r.steps as StepTiming[];
+    const { r, steps, p } = await measured(lab, args);
     console.log(
       `      real calico-node, IPIP/bird -> VXLAN/vxlan with tunnel_pool_cidr: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms, first ${p.first_lost_at ?? "-"}; steps ${steps.map((s) => `${s.title.split(" ").slice(0, 3).join(" ")} ${s.seconds} s`).join(", ")}`,
     );
@@ -256,12 +253,7 @@ describe("the real calico-node in the lab", function () {
 
   it("VXLAN/vxlan -> IPIP/bird with the tunnel pool kept: the VTEPs stay, loss only in the pool switch step", async () => {
     const before = await nodeAnnotations(lab);
-    await resetProber(lab);
-    const r: TaskResult = (
-      await runTask({ calico_encap_migrate: { ...migrateArgs(lab), ...TO_IPIP } })
-    ).result;
-    const p = await readProber(lab);
-    const steps = r.steps as StepTiming[];
+    const { r, steps, p } = await measured(lab, { ...migrateArgs(lab), ...TO_IPIP });
     console.log(
       `      real calico-node, VXLAN/vxlan -> IPIP/bird, tunnel pool kept: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms`,
     );

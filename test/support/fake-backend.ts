@@ -73,6 +73,8 @@ export function fakeBackends(): FakeBackends {
   const dir = mkdtempSync(join(tmpdir(), "calico-encap-backend-"));
   const echo = join(dir, "echo-backend.js");
   writeFileSync(echo, ECHO_BACKEND);
+  // CommonJS, whatever package.json a parent of the OS tmpdir holds ("type": "module" there would make it ESM).
+  writeFileSync(join(dir, "package.json"), '{"type": "commonjs"}\n');
   return {
     dir,
     echo,

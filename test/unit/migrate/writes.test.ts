@@ -7,6 +7,7 @@ import { migrationDiff } from "../../../src/migrate/diff.js";
 import { targetFromOptions } from "../../../src/calico/kubespray.js";
 import { mtuWarning, summarize } from "../../../src/migrate/target.js";
 import { missingTunnels } from "../../../src/calico/tunnels.js";
+import { inPlaceWindowWarning } from "../../../src/calico/tunnel-pool.js";
 import { start } from "../../support/sim-cluster.js";
 
 const CTX: WriteContext = {
@@ -19,6 +20,22 @@ const CTX: WriteContext = {
 };
 
 describe("migration writes", () => {
+  it("warns of the in-place window when a pool moves into VXLAN without tunnel_pool_cidr, and only then", () => {
+    const ipip = start("IPIP Always", "bird", "explicit").live.pools;
+    const toVxlan = {
+      pools: [{ name: "default-pool", ipipMode: "Never" as const, vxlanMode: "Always" as const }],
+      backend: "vxlan" as const,
+    };
+    expect(inPlaceWindowWarning(ipip, toVxlan)).to.match(
+      /^IPPool default-pool moves into VXLAN without tunnel_pool_cidr, and an in-place IPIP -> VXLAN switch leaves a window with no route .*3\.4-3\.8 s on the lab's real calico-node/,
+    );
+    expect(inPlaceWindowWarning(ipip, { ...toVxlan, tunnelPoolCidr: "172.30.0.0/24" })).to.equal(
+      null,
+    );
+    const vxlan = start("VXLAN Always", "vxlan", "explicit").live.pools;
+    expect(inPlaceWindowWarning(vxlan, toVxlan), "already VXLAN").to.equal(null);
+  });
+
   it("a node's tunnel address outside every pool that gives it is moving, not settled", () => {
     const obs = start("VXLAN Always", "vxlan", "explicit");
     const node = obs.nodes[0];
