@@ -67,10 +67,20 @@ export function sameCidr(a: string, b: string): boolean {
   return x.version === y.version && x.first === y.first && x.prefix === y.prefix;
 }
 
+/** An address ("10.0.0.1", "fd00::1") as the one-address CIDR that holds it; null when it is none. */
+function hostCidr(address: string): Cidr | null {
+  return parseCidr(`${address.trim()}/${address.includes(":") ? 128 : 32}`);
+}
+
+/** Whether the text is an IPv4 or IPv6 address (no prefix length). */
+export function isAddress(text: string): boolean {
+  return !text.includes("/") && hostCidr(text) !== null;
+}
+
 /** Whether an address ("10.0.0.1", "fd00::1") lies in a CIDR. */
 export function containsAddress(cidr: string, address: string): boolean {
   const net = parseCidr(cidr);
-  const host = parseCidr(`${address.trim()}/${address.includes(":") ? 128 : 32}`);
+  const host = hostCidr(address);
   return (
     net !== null &&
     host !== null &&

@@ -24,12 +24,7 @@ import { poolsNeedingBgp, runningBackend, poolsStrandedBy } from "./routing.js";
 import { backendRunsBgp, poolModeViolations } from "./rules.js";
 import { nodesToConverge } from "./scheduling.js";
 import { missingTunnels } from "./tunnels.js";
-import {
-  poolEnteringVxlan,
-  tunnelPoolName,
-  tunnelPoolRefusal,
-  workloadPools,
-} from "./tunnel-pool.js";
+import { tunnelPoolRefusal, tunnelPoolToCreate, workloadPools } from "./tunnel-pool.js";
 import type { MaxUnavailable } from "./rollout.js";
 import { ALL_AT_ONCE, rollsAllAtOnce, showMaxUnavailable } from "./rollout.js";
 
@@ -188,32 +183,18 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
     });
     felixDefault = { ...felixDefault, ...enable };
   }
-  const entering =
-    target.tunnelPoolCidr === undefined ? null : poolEnteringVxlan(pools, target.pools);
-  if (target.tunnelPoolCidr !== undefined && entering) {
-    const name = tunnelPoolName(entering.pool.name);
-    if (!pools.some((p) => p.name === name)) {
-      const nodeSelector = entering.pool.nodeSelector;
-      steps.push({
-        title: `Create IPPool ${name} (${target.tunnelPoolCidr}, VXLAN, Tunnel only) and wait until every node has its VXLAN tunnel address from it`,
-        write: { kind: "tunnelPool", pool: name, cidr: target.tunnelPoolCidr, nodeSelector },
-      });
-      pools = [
-        ...pools,
-        {
-          name,
-          cidr: target.tunnelPoolCidr,
-          ipVersion: 4,
-          blockSize: 32,
-          ipipMode: "Never",
-          vxlanMode: "Always",
-          natOutgoing: false,
-          disabled: false,
-          nodeSelector,
-          allowedUses: ["Tunnel"],
-        },
-      ];
-    }
+  const created = tunnelPoolToCreate(pools, target);
+  if (created) {
+    steps.push({
+      title: `Create IPPool ${created.name} (${created.cidr}, VXLAN, Tunnel only) and wait until every node has its VXLAN tunnel address from it`,
+      write: {
+        kind: "tunnelPool",
+        pool: created.name,
+        cidr: created.cidr,
+        nodeSelector: created.nodeSelector,
+      },
+    });
+    pools = [...pools, created];
   }
   for (const t of target.pools) {
     const pool = pools.find((p) => p.name === t.name);

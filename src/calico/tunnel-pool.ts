@@ -9,7 +9,8 @@
 import { cidrsOverlap, containsAddress, parseCidr } from "./cidr.js";
 import type { Pool } from "./model.js";
 import { isOn } from "./model.js";
-import type { NodeObservation, Target } from "./observation.js";
+import type { ClusterObservation, NodeObservation, Target } from "./observation.js";
+import type { Write } from "./plan.js";
 
 /**
  * What an IPIP -> VXLAN switch costs in traffic, as measured on the lab's real calico-node (test/bench/FIGURES.md),
@@ -38,21 +39,38 @@ export function tunnelPoolHeadroom(nodes: number): number {
   return Math.max(2, Math.ceil(nodes / 10));
 }
 
-/** The IPPool manifest calico_encap_migrate creates (blockSize 32: one address per node, no block wasted). */
+/** The tunnel pool calico_encap_migrate creates (blockSize 32: one address per node, no block wasted). */
+export function tunnelPool(name: string, cidr: string, nodeSelector: string): Pool {
+  return {
+    name,
+    cidr,
+    ipVersion: 4,
+    blockSize: 32,
+    ipipMode: "Never",
+    vxlanMode: "Always",
+    natOutgoing: false,
+    disabled: false,
+    nodeSelector,
+    allowedUses: ["Tunnel"],
+  };
+}
+
+/** Its IPPool manifest, with disableBGPExport: BIRD advertises none of its /32 blocks. */
 export function tunnelPoolManifest(name: string, cidr: string, nodeSelector: string): object {
+  const p = tunnelPool(name, cidr, nodeSelector);
   return {
     apiVersion: "projectcalico.org/v3",
     kind: "IPPool",
     metadata: { name },
     spec: {
-      cidr,
-      blockSize: 32,
-      ipipMode: "Never",
-      vxlanMode: "Always",
-      natOutgoing: false,
+      cidr: p.cidr,
+      blockSize: p.blockSize,
+      ipipMode: p.ipipMode,
+      vxlanMode: p.vxlanMode,
+      natOutgoing: p.natOutgoing,
       disableBGPExport: true,
-      allowedUses: ["Tunnel"],
-      nodeSelector,
+      allowedUses: p.allowedUses,
+      nodeSelector: p.nodeSelector,
     },
   };
 }
@@ -68,6 +86,44 @@ export function poolEnteringVxlan(
   });
   const first = entering[0];
   return first ? { pool: first, count: entering.length } : null;
+}
+
+/** The tunnel pool this migration creates before its pool moves into VXLAN: null without tunnel_pool_cidr, when no
+ * pool moves into VXLAN, or when the pool exists already. */
+export function tunnelPoolToCreate(pools: readonly Pool[], target: Target): Pool | null {
+  if (target.tunnelPoolCidr === undefined) return null;
+  const entering = poolEnteringVxlan(pools, target.pools);
+  if (!entering) return null;
+  const name = tunnelPoolName(entering.pool.name);
+  if (pools.some((p) => p.name === name)) return null;
+  return tunnelPool(name, target.tunnelPoolCidr, entering.pool.nodeSelector);
+}
+
+/**
+ * What the switch of a pool into VXLAN relies on, checked after it: with the tunnel pool in place beforehand, no
+ * node's VXLAN tunnel address (VTEP) changes across it. A node whose VTEP changed anyway had its Felix restarted
+ * at the switch, the window tunnel_pool_cidr is there to avoid; null when none changed or the write is another.
+ */
+export function vtepsMovedAtSwitch(
+  write: Write | null,
+  before: ClusterObservation,
+  after: ClusterObservation,
+): string | null {
+  if (write?.kind !== "pool" || isOn(write.from.vxlanMode) || !isOn(write.set.vxlanMode))
+    return null;
+  const tunnel = before.live.pools.find(
+    (p) => p.name === tunnelPoolName(write.pool) && isTunnelOnly(p),
+  );
+  if (!tunnel) return null;
+  const moved = before.nodes.flatMap((b) => {
+    const a = after.nodes.find((n) => n.name === b.name);
+    return a && b.tunnel.vxlan && a.tunnel.vxlan !== b.tunnel.vxlan
+      ? [`${b.name} (${b.tunnel.vxlan} -> ${a.tunnel.vxlan ?? "none"})`]
+      : [];
+  });
+  return moved.length
+    ? `The VXLAN tunnel address of ${moved.join(", ")} changed across the switch of IPPool ${write.pool}, though it came from IPPool ${tunnel.name} beforehand: Felix restarted there and its traffic may have had no route for a moment. Check that ${tunnel.name} is enabled and selects every node (calicoctl get ippool ${tunnel.name} -o yaml).`
+    : null;
 }
 
 /** The warning of a migration that moves a pool into VXLAN in place (without tunnel_pool_cidr), or null. */

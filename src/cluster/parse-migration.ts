@@ -1,5 +1,6 @@
 // Nodes, calico-node pods and the calico-node DaemonSet into what the migration waits on. Pure.
 
+import { isAddress } from "../calico/cidr.js";
 import type { Backend } from "../calico/model.js";
 import type {
   KubeNode,
@@ -83,9 +84,7 @@ function nodeAddresses(obj: Json, calico: boolean): string[] {
         field(obj, "metadata", "annotations", "projectcalico.org/IPv4Address"),
         field(obj, "metadata", "annotations", "projectcalico.org/IPv6Address"),
       ];
-  const addresses = found
-    .map((a) => str(a)?.split("/")[0] ?? "")
-    .filter((a) => /^[0-9a-fA-F.:]+$/.test(a) && (a.includes(".") || a.includes(":")));
+  const addresses = found.map((a) => str(a)?.split("/")[0] ?? "").filter(isAddress);
   return [...new Set(addresses)];
 }
 

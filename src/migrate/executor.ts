@@ -11,6 +11,7 @@ import { plan, runningBackend, unsettled } from "../calico/plan.js";
 import type { Backend } from "../calico/model.js";
 import { nodesToConverge } from "../calico/scheduling.js";
 import { missingTunnels } from "../calico/tunnels.js";
+import { vtepsMovedAtSwitch } from "../calico/tunnel-pool.js";
 import {
   felixRestartPending,
   restartsFelixAtOnce,
@@ -182,6 +183,13 @@ async function renewAndWrite(io: MigrationIo, o: WaitOptions, w: Write): Promise
   await io.write(w);
 }
 
+/** What a run keeps beside its steps: the last observation, and the warnings its result carries. */
+interface Track {
+  seen(obs: ClusterObservation): void;
+  /** What a step relied on and did not hold, said in the result (the migration goes on). */
+  warn(msg: string): void;
+}
+
 type Driven =
   | { ok: true; obs: ClusterObservation }
   | { ok: false; pending: string[]; step: string; obs: ClusterObservation | null };
@@ -195,10 +203,10 @@ async function drive(
   label: string,
   /** The settled observation to plan from; null reads the cluster first (patiently). */
   from: ClusterObservation | null,
-  seen: (obs: ClusterObservation) => void,
+  track: Track,
 ): Promise<Driven> {
   let obs = from ?? (await patiently(io, o, `${label}reading the cluster`, () => io.observe()));
-  seen(obs);
+  track.seen(obs);
   for (let i = 0; i < 20; i++) {
     const p = plan(obs, target);
     if (!p.ok) throw new MigrationFailed(p.reason, done, false, obs);
@@ -227,10 +235,12 @@ async function drive(
     } finally {
       if (entry) entry.seconds = (io.clock.now() - t0) / 1000;
     }
-    if (settled.obs) seen(settled.obs);
+    if (settled.obs) track.seen(settled.obs);
     if (settled.pending.length || !settled.obs)
       return { ok: false, pending: settled.pending, step: step.title, obs: settled.obs };
     if (entry) entry.settled = true;
+    const moved = vtepsMovedAtSwitch(step.write, obs, settled.obs);
+    if (moved) track.warn(moved);
     obs = settled.obs;
   }
   throw new MigrationFailed(
@@ -248,7 +258,7 @@ async function restoreFelix(
   now: ClusterObservation,
   o: WaitOptions,
   done: StepDone[],
-  seen: (obs: ClusterObservation) => void,
+  track: Track,
 ): Promise<string[]> {
   const is = now.live.felixDefault ?? {};
   const was = initial.live.felixDefault ?? {};
@@ -271,7 +281,7 @@ async function restoreFelix(
     before: now,
     write,
   });
-  if (settled.obs) seen(settled.obs);
+  if (settled.obs) track.seen(settled.obs);
   step.seconds = (io.clock.now() - t0) / 1000;
   step.settled = settled.pending.length === 0;
   return settled.pending;
@@ -293,17 +303,17 @@ async function rollBack(
   target: Target,
   o: WaitOptions,
   back: StepDone[],
-  seen: (obs: ClusterObservation) => void,
+  track: Track,
 ): Promise<{ verified: boolean; verdict: string }> {
   try {
     const names = target.pools.map((p) => p.name);
-    const undo = await drive(io, targetOf(initial, names), o, back, "rollback ", null, seen);
+    const undo = await drive(io, targetOf(initial, names), o, back, "rollback ", null, track);
     if (!undo.ok)
       return {
         verified: false,
         verdict: `the rollback did not settle either (${undo.pending.join("; ")})`,
       };
-    const felix = await restoreFelix(io, initial, undo.obs, o, back, seen);
+    const felix = await restoreFelix(io, initial, undo.obs, o, back, track);
     if (felix.length)
       return {
         verified: false,
@@ -324,10 +334,10 @@ async function run(
   target: Target,
   o: WaitOptions,
   steps: StepDone[],
-  seen: (obs: ClusterObservation) => void,
+  track: Track,
 ): Promise<Omit<MigrationRun, "warnings">> {
   const before = await settle(io, o, "before the first write");
-  if (before.obs) seen(before.obs);
+  if (before.obs) track.seen(before.obs);
   if (before.pending.length || !before.obs)
     throw new MigrationFailed(
       `the cluster did not settle within wait_timeout before any change (${before.pending.join("; ")}); nothing was written. Fix those nodes, then re-run.`,
@@ -336,10 +346,10 @@ async function run(
       before.obs,
     );
   const initial = before.obs;
-  const forward = await drive(io, target, o, steps, "", initial, seen);
+  const forward = await drive(io, target, o, steps, "", initial, track);
   if (forward.ok) return { changed: steps.length > 0, steps, initial, final: forward.obs };
   const back: StepDone[] = [];
-  const undo = await rollBack(io, initial, target, o, back, seen);
+  const undo = await rollBack(io, initial, target, o, back, track);
   throw new MigrationFailed(
     `step "${forward.step}" did not converge within wait_timeout: ${forward.pending.join("; ")}. ${undo.verdict}.`,
     [...steps, ...back],
@@ -360,13 +370,17 @@ export async function migrate(
   await io.lock.acquire();
   const steps: StepDone[] = [];
   let last: ClusterObservation | null = null;
-  const seen = (obs: ClusterObservation): void => {
-    last = obs;
+  const warnings: string[] = [];
+  const track: Track = {
+    seen: (obs) => {
+      last = obs;
+    },
+    warn: (msg) => warnings.push(msg),
   };
   let outcome:
     { ok: true; run: Omit<MigrationRun, "warnings"> } | { ok: false; e: MigrationFailed };
   try {
-    outcome = { ok: true, run: await run(io, target, o, steps, seen) };
+    outcome = { ok: true, run: await run(io, target, o, steps, track) };
   } catch (e) {
     const failed =
       e instanceof MigrationFailed
@@ -379,7 +393,6 @@ export async function migrate(
           );
     outcome = { ok: false, e: failed };
   }
-  const warnings: string[] = [];
   try {
     await io.lock.release();
   } catch (e) {

@@ -4,7 +4,7 @@
 import type { Backend, EncapMode, FelixFlags } from "../../src/calico/model.js";
 import type { ClusterObservation, NodeObservation, Target } from "../../src/calico/observation.js";
 import type { Write } from "../../src/calico/plan.js";
-import { isTunnelOnly } from "../../src/calico/tunnel-pool.js";
+import { isTunnelOnly, tunnelPool } from "../../src/calico/tunnel-pool.js";
 import { live218, pool } from "./builders.js";
 
 export type Encap =
@@ -81,19 +81,7 @@ export function applyWrite(obs: ClusterObservation, w: Write): ClusterObservatio
     else delete rollout.heldMaxUnavailable;
     return { ...obs, live, rollout };
   } else if (w.kind === "tunnelPool") {
-    live.pools = [
-      ...live.pools,
-      pool({
-        name: w.pool,
-        cidr: w.cidr,
-        blockSize: 32,
-        ipipMode: "Never",
-        vxlanMode: "Always",
-        natOutgoing: false,
-        allowedUses: ["Tunnel"],
-        nodeSelector: w.nodeSelector,
-      }),
-    ];
+    live.pools = [...live.pools, tunnelPool(w.pool, w.cidr, w.nodeSelector)];
   } else {
     live.configMapBackend = w.backend;
   }

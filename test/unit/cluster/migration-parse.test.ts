@@ -42,6 +42,22 @@ describe("parsing what the migration waits on (recorded lab output)", () => {
     expect(vxlan[0]?.tunnel.ipip).to.equal(null);
   });
 
+  it("takes only addresses from a Node's address list: a hostname of hex digits and dots is none", () => {
+    const node = parseNode({
+      metadata: { name: "ab.cd" },
+      status: {
+        addresses: [
+          { type: "Hostname", address: "ab.cd" },
+          { type: "Hostname", address: "dead:beef" },
+          { type: "InternalIP", address: "172.31.250.11" },
+          { type: "InternalIP", address: "fd00:172:31:250::11" },
+          { type: "InternalIP", address: "10.0.0.300" },
+        ],
+      },
+    });
+    expect(node.addresses).to.deep.equal(["172.31.250.11", "fd00:172:31:250::11"]);
+  });
+
   it("tells the template's backend from Kubespray's probes and env", () => {
     expect(
       templateBackend(fixture("kubespray-2.18", "kubectl-get-daemonset-calico-node.json")),

@@ -18,6 +18,8 @@ class SimIo implements MigrationIo {
   readFault: (t: number) => string | null = () => null;
   renewFault: (t: number) => Error | null = () => null;
   releaseFault: Error | null = null;
+  /** What calico-node does besides the rule converge() plays, applied to each settled observation. */
+  twist: (obs: ClusterObservation) => ClusterObservation = (obs) => obs;
   private lagLeft = 0;
   private t = 0;
 
@@ -28,7 +30,7 @@ class SimIo implements MigrationIo {
   ) {}
 
   private settled(): ClusterObservation {
-    const c = converge(this.state);
+    const c = this.twist(converge(this.state));
     if (!this.stuck) return c;
     return {
       ...c,
@@ -131,6 +133,42 @@ describe("calico_encap_migrate executor", () => {
     expect(io.logs.join("\n")).to.match(
       /Switch IPPool.*waiting for Felix restarting on node-1, node-2, node-3 after its tunnel address changed \(\d s left/,
     );
+  });
+
+  it("with the tunnel pool, checks that no VTEP moved across the pool's switch into VXLAN, and warns of one that did", async () => {
+    const withTunnelPool = { ...TO_219, tunnelPoolCidr: "172.30.0.0/24" };
+    const kept = new SimIo(start("IPIP Always", "bird", "explicit"));
+    const run = await migrate(kept, withTunnelPool, WAIT);
+    expect(kept.writes.map((w) => w.kind)).to.deep.equal([
+      "felix",
+      "tunnelPool",
+      "pool",
+      "felix",
+      "backend",
+    ]);
+    expect(run.final.nodes.map((n) => n.tunnel.vxlan)).to.deep.equal([
+      "172.30.0.1",
+      "172.30.0.2",
+      "172.30.0.3",
+    ]);
+    expect(run.warnings).to.deep.equal([]);
+
+    // node-2's VTEP moves into the main pool once it has VXLAN (as if the tunnel pool stopped selecting it).
+    const moved = new SimIo(start("IPIP Always", "bird", "explicit"));
+    moved.twist = (obs) =>
+      obs.live.pools.some((p) => p.name === "default-pool" && p.vxlanMode === "Always")
+        ? {
+            ...obs,
+            nodes: obs.nodes.map((n) =>
+              n.name === "node-2" ? { ...n, tunnel: { ...n.tunnel, vxlan: "10.233.65.1" } } : n,
+            ),
+          }
+        : obs;
+    const warned = await migrate(moved, withTunnelPool, WAIT);
+    expect(warned.changed).to.equal(true);
+    expect(warned.warnings).to.deep.equal([
+      "The VXLAN tunnel address of node-2 (172.30.0.2 -> 10.233.65.1) changed across the switch of IPPool default-pool, though it came from IPPool default-pool-vxlan-tunnel beforehand: Felix restarted there and its traffic may have had no route for a moment. Check that default-pool-vxlan-tunnel is enabled and selects every node (calicoctl get ippool default-pool-vxlan-tunnel -o yaml).",
+    ]);
   });
 
   it("reports no change on a second run", async () => {
