@@ -6,7 +6,8 @@
 #   2. preflight.yml with Kubespray 2.19's defaults: blocked, field by field, with the remedy
 #   3. migrate.yml to Kubespray 2.19's encapsulation (VXLAN, backend vxlan) with its progress (-v), every node's VTEP
 #      first allocated from a Tunnel-only pool (calico_encap_tunnel_pool_cidr), while the prober measures packet
-#      loss between pods on different nodes and from each node to the other nodes' pods
+#      loss between pods on different nodes and from each node to the other nodes' pods, held to a bound from the same
+#      run (test/lab/demo-bound.ts: every lost probe sent during the pool switch step, the longest gap below it)
 #   4. preflight.yml with Kubespray 2.19's defaults again: passes
 #   5. stop the lab
 # The lab is the default one (.lab, default ports) unless LAB_STATE and the other LAB_* variables say otherwise.
@@ -33,13 +34,15 @@ module_mode=()
 	module_mode=(-e "{\"calico_encap_environment\": {\"CALICO_ENCAP_BACKEND\": \"$PWD/dist/src/cli.js\"}}")
 
 # playbook NAME ARGS...: ansible-playbook's own output, with each result's JSON dump cut (the module's message is
-# printed above it as text) and the source excerpts of errors left out. Returns ansible-playbook's exit code.
+# printed above it as text) and the source excerpts of errors left out; the whole output is kept in
+# <state>/playbook-NAME.out. Returns ansible-playbook's exit code.
 playbook() {
 	local name=$1
 	shift
 	printf '$ ansible-playbook -i %s ansible/playbooks/%s.yml %s\n' "${inventory/#$PWD\//}" "$name" "$*"
 	set +e
 	ansible-playbook -i "$inventory" "ansible/playbooks/$name.yml" "${module_mode[@]}" "$@" 2>&1 |
+		tee "$state/playbook-$name.out" |
 		awk '
 			/^Origin: / { skip = 1; next }
 			skip && (/^[ \t]*\^ column/ || /^(fatal|ok|changed|TASK|PLAY)/) { skip = 0; if (/\^ column/) next }
@@ -67,7 +70,9 @@ say "3. The migration to Kubespray 2.19's encapsulation (VXLAN, backend vxlan) w
 prober reset
 sleep 1
 playbook migrate -v -e calico_encap_wait_sleep=1 -e calico_encap_tunnel_pool_cidr=172.30.0.0/24 || die "the migration failed"
-prober read | jq -r '"prober: \(.lost) of \(.sent) probes (pod to pod and host to remote pod, across nodes) lost during the migration, longest gap \(.longest_gap_ms) ms"'
+prober read >"$state/prober-migrate.json"
+jq -r '"prober: \(.lost) of \(.sent) probes (pod to pod and host to remote pod, across nodes) lost during the migration, longest gap \(.longest_gap_ms) ms"' "$state/prober-migrate.json"
+node dist/test/lab/demo-bound.js "$state/playbook-migrate.out" "$state/prober-migrate.json" || die "the prober's figure broke the bound"
 
 say "4. The preflight with Kubespray 2.19's defaults again: expect it to pass"
 playbook preflight "${kubespray_219[@]}" || die "the preflight failed after the migration"
