@@ -20,15 +20,13 @@
 // of its wait, the longest gap below its duration plus 1 s, and no more lost than the prober sends in that time.
 
 import { expect } from "chai";
-import type { TaskResult } from "../support/ansible.js";
-import { runTask } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
+import { STATES, type State, migrateTo, ownerChanges } from "../support/lab-states.js";
 import {
   expectLossInPoolSwitch,
   labDown,
   labUp,
   type StepTiming,
-  migrateArgs,
   readProber,
   resetProber,
   nodesStatus,
@@ -37,43 +35,6 @@ import {
   startProber,
   waitUntil,
 } from "../support/lab.js";
-
-interface State {
-  name: string;
-  ipip_mode: string;
-  vxlan_mode: string;
-  network_backend: string;
-}
-
-const STATES: State[] = [
-  { name: "IPIP Always/bird", ipip_mode: "Always", vxlan_mode: "Never", network_backend: "bird" },
-  {
-    name: "IPIP CrossSubnet/bird",
-    ipip_mode: "CrossSubnet",
-    vxlan_mode: "Never",
-    network_backend: "bird",
-  },
-  { name: "VXLAN Always/bird", ipip_mode: "Never", vxlan_mode: "Always", network_backend: "bird" },
-  {
-    name: "VXLAN Always/vxlan",
-    ipip_mode: "Never",
-    vxlan_mode: "Always",
-    network_backend: "vxlan",
-  },
-  {
-    name: "VXLAN CrossSubnet/bird",
-    ipip_mode: "Never",
-    vxlan_mode: "CrossSubnet",
-    network_backend: "bird",
-  },
-  {
-    name: "VXLAN CrossSubnet/vxlan",
-    ipip_mode: "Never",
-    vxlan_mode: "CrossSubnet",
-    network_backend: "vxlan",
-  },
-  { name: "none/bird", ipip_mode: "Never", vxlan_mode: "Never", network_backend: "bird" },
-];
 
 /** A closed walk over the complete directed graph that uses every ordered pair once (Hierholzer). */
 function tour(n: number): number[] {
@@ -91,26 +52,9 @@ function tour(n: number): number[] {
   return walk.reverse();
 }
 
-async function migrate(lab: Lab, to: State): Promise<TaskResult> {
-  return (
-    await runTask({
-      calico_encap_migrate: {
-        ...migrateArgs(lab),
-        ipip_mode: to.ipip_mode,
-        vxlan_mode: to.vxlan_mode,
-        network_backend: to.network_backend,
-      },
-    })
-  ).result;
-}
-
 /** Under VXLAN both ways, the pool's vxlanMode moves between Always and CrossSubnet. */
 const vxlanModeChanges = (from: State, to: State): boolean =>
   from.vxlan_mode !== "Never" && to.vxlan_mode !== "Never" && from.vxlan_mode !== to.vxlan_mode;
-
-/** The pool's routes move between Felix (VXLAN) and BIRD (IPIP or unencapsulated). */
-const ownerChanges = (from: State, to: State): boolean =>
-  (from.vxlan_mode === "Never") !== (to.vxlan_mode === "Never");
 
 const walk = tour(STATES.length);
 
@@ -132,7 +76,7 @@ describe("every transition on the lab", function () {
     expect(realCalicoNode(lab), "the lab kubelet runs the real calico-node").to.equal(true);
     if (resumeAt > 1) {
       const start = STATES[walk[resumeAt - 1]!]!;
-      const r = await migrate(lab, start);
+      const r = await migrateTo(lab, start);
       expect(r.failed, `to the resumed tour's start ${start.name}: ${r.msg}`).to.not.equal(true);
     }
     // The tour outlasts the prober's default 30 minutes.
@@ -153,7 +97,7 @@ describe("every transition on the lab", function () {
     it(`${from.name} -> ${to.name}`, async () => {
       await resetProber(lab);
       const started = new Date().toISOString();
-      const r = await migrate(lab, to);
+      const r = await migrateTo(lab, to);
       const p = await readProber(lab);
       const steps = (r.steps ?? []) as StepTiming[];
       const windowMs = steps.some((s) => /Switch IPPool/.test(s.title))
