@@ -8,6 +8,7 @@ import { desiredFromInventory } from "./kubespray.js";
 import type { CalicoPoolCheckResult } from "../generated/calico_pool_check.result.js";
 import type { MigrationHint } from "./migration.js";
 import { migrationHint } from "./migration.js";
+import { tunnelPoolAdvice } from "./tunnel-pool.js";
 import type { Desired, DesiredPool, Finding, Live, Pool } from "./model.js";
 import { pinVars, pinVarsYaml } from "./pin.js";
 import { configuredBackend } from "./routing.js";
@@ -72,7 +73,7 @@ function message(
     ...blocking.map((f) => `- ${describe(f)}`),
     `To keep today's behaviour, set in the inventory (group_vars/k8s_cluster/k8s-net-calico.yml):\n${pins.replace(/^/gm, "  ")}`,
     hint.possible
-      ? `To migrate instead, run ${hint.module} with ${JSON.stringify(hint.args)} before the upgrade, then keep the inventory as it is.`
+      ? `To migrate instead, run ${hint.module} with ${JSON.stringify(hint.args)} before the upgrade, then keep the inventory as it is.${hint.tunnel_pool_cidr_applies ? ` ${tunnelPoolAdvice(String(hint.args.pool_name))}` : ""}`
       : `Migration: ${hint.reason}`,
   ];
   return lines.join("\n");

@@ -3,7 +3,7 @@
 import { targetFromOptions } from "./kubespray.js";
 import type { Desired, Finding, Live } from "./model.js";
 import { refusal } from "./plan.js";
-import { IN_PLACE_WINDOW } from "./tunnel-pool.js";
+import { poolEnteringVxlan, tunnelPoolAdvice } from "./tunnel-pool.js";
 
 export interface MigrationHint {
   needed: boolean;
@@ -11,6 +11,8 @@ export interface MigrationHint {
   reason: string;
   module: string;
   args: Record<string, unknown>;
+  /** A pool moves into VXLAN: tunnel_pool_cidr applies (the args leave it out, the network is the user's). */
+  tunnel_pool_cidr_applies: boolean;
 }
 
 const IMMUTABLE = new Set(["pool.cidr", "pool.blockSize"]);
@@ -40,7 +42,7 @@ export function migrationHint(
   if (v4)
     Object.assign(args, { pool_name: v4.name, ipip_mode: v4.ipipMode, vxlan_mode: v4.vxlanMode });
   if (v6) Object.assign(args, { ipv6_stack: true, vxlan_mode_ipv6: v6.vxlanMode });
-  const base = { module: "calico_encap_migrate", args };
+  const base = { module: "calico_encap_migrate", args, tunnel_pool_cidr_applies: false };
   if (!live.calicoInstalled)
     return {
       ...base,
@@ -68,28 +70,28 @@ export function migrationHint(
       reason: `Fix these first, a migration cannot change them: ${blockers.map((f) => `${f.object} ${f.field}`).join("; ")}.`,
     };
   // The planner's own answer, so the hint never calls possible what calico_encap_migrate refuses.
-  const refused = refusal(
-    live,
-    targetFromOptions({
-      ipip_mode: v4?.ipipMode ?? "Never",
-      vxlan_mode: v4?.vxlanMode ?? "Never",
-      network_backend: desired.backend,
-      pool_name: v4?.name ?? "",
-      extra_pools: [],
-      ipv6_stack: v6 !== undefined,
-      vxlan_mode_ipv6: v6?.vxlanMode ?? "Never",
-    }),
-  );
+  const target = targetFromOptions({
+    ipip_mode: v4?.ipipMode ?? "Never",
+    vxlan_mode: v4?.vxlanMode ?? "Never",
+    network_backend: desired.backend,
+    pool_name: v4?.name ?? "",
+    extra_pools: [],
+    ipv6_stack: v6 !== undefined,
+    vxlan_mode_ipv6: v6?.vxlanMode ?? "Never",
+  });
+  const refused = refusal(live, target);
   if (refused)
     return { ...base, needed, possible: false, reason: `${base.module} would refuse: ${refused}` };
   const immutable = findings.filter((f) => IMMUTABLE.has(f.id));
   const keep = immutable.length
     ? ` It does not change ${immutable.map((f) => `${f.object} ${f.field}`).join(", ")} (immutable): keep ${immutable.map((f) => `${f.variable}: ${String(f.live)}`).join(", ")} in the inventory.`
     : "";
+  const entering = poolEnteringVxlan(live.pools, target.pools);
   return {
     ...base,
     needed,
     possible: true,
-    reason: `Run ${base.module} with these args before the upgrade, then keep the inventory as it is. It moves the cluster one step at a time and can be re-run; ${IN_PLACE_WINDOW}.${keep}`,
+    tunnel_pool_cidr_applies: entering !== null,
+    reason: `Run ${base.module} with these args before the upgrade, then keep the inventory as it is. It moves the cluster one step at a time and can be re-run.${entering ? ` ${tunnelPoolAdvice(entering.pool.name)}` : ""}${keep}`,
   };
 }

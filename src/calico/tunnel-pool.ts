@@ -19,6 +19,11 @@ import type { Write } from "./plan.js";
 export const IN_PLACE_WINDOW =
   "an in-place IPIP -> VXLAN switch leaves a window with no route between the pool write and the last node's VTEP (every node's Felix restarts for its new VXLAN address: 3.4-3.8 s on the lab's real calico-node); with tunnel_pool_cidr every VTEP is allocated from a Tunnel-only pool beforehand and the window shrinks to BIRD's withdrawal racing Felix's routes at the pool write";
 
+/** What the check's migration hint says when a pool moves into VXLAN. */
+export function tunnelPoolAdvice(pool: string): string {
+  return `IPPool ${pool} moves into VXLAN: add tunnel_pool_cidr (calico_encap_tunnel_pool_cidr in the role), an IPv4 network with an address per node that no pool, kube_pods_subnet, kube_service_addresses or node uses; ${IN_PLACE_WINDOW}.`;
+}
+
 /** The tunnel pool's name for a pool: "default-pool" -> "default-pool-vxlan-tunnel". */
 export function tunnelPoolName(pool: string): string {
   return `${pool}-vxlan-tunnel`;

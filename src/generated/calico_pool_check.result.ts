@@ -96,6 +96,10 @@ export interface CalicoPoolCheckResult {
     args: {
       [k: string]: unknown;
     };
+    /**
+     * A pool moves into VXLAN, so calico_encap_migrate's tunnel_pool_cidr applies: with it every node's VTEP comes from a Tunnel-only pool before the pool switches, and none moves at the switch. The args leave it out: the network is the user's to choose.
+     */
+    tunnel_pool_cidr_applies: boolean;
   };
   /**
    * The observed cluster.

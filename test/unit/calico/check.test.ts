@@ -64,6 +64,20 @@ describe("calico_pool_check decision", () => {
       expect(r.migration.reason, "it names the way to shrink the window").to.include(
         "with tunnel_pool_cidr every VTEP is allocated from a Tunnel-only pool beforehand",
       );
+      expect(r.migration.tunnel_pool_cidr_applies).to.equal(true);
+      expect(r.msg).to.include(
+        "IPPool default-pool moves into VXLAN: add tunnel_pool_cidr (calico_encap_tunnel_pool_cidr in the role)",
+      );
+    });
+    it("out of VXLAN, neither the hint nor the message speaks of tunnel_pool_cidr", () => {
+      const vxlan = live218({
+        pools: [pool({ ipipMode: "Never", vxlanMode: "Always", blockSize: 24 })],
+        configMapBackend: "vxlan",
+      });
+      const back = checkPools(inventory(PINNED_218), vxlan);
+      expect(back.migration).to.deep.include({ possible: true, tunnel_pool_cidr_applies: false });
+      expect(back.msg).to.include("To migrate instead");
+      expect(back.msg + back.migration.reason).to.not.include("tunnel_pool_cidr");
     });
     it("never reports changed", () => expect(r.changed).to.equal(false));
   });
