@@ -88,21 +88,26 @@ test-ansible-versions: setup lab-build
 
 # The integration tests start the lab with the seed profile each needs, and stop it. make test runs them in two
 # parts, one per lab slot: the rest and the transition tour's first TOUR_SPLIT transitions (slot A), beside
-# Molecule, the Kubespray Ansible versions and the rest of the tour (slot B); each part of the tour starts its own lab.
+# Molecule, the Kubespray Ansible versions, the rest of the tour and the tunnel pool tour (slot B); each part of a
+# tour starts its own lab.
 INTEGRATION := dist/test/integration/**/*.test.js
 TOUR := dist/test/integration/transitions.test.js
-TOUR_SPLIT := 5
+TUNNEL_TOUR := dist/test/integration/tunnel-pool-tour.test.js
+TOUR_SPLIT := 20
 test-integration: setup lab-build
 	$(MOCHA) --timeout 300000 '$(INTEGRATION)'
 
 test-integration-a: setup lab-build
 	failed=0; \
-	$(MOCHA) --timeout 300000 --ignore '$(TOUR)' '$(INTEGRATION)' || failed=1; \
+	$(MOCHA) --timeout 300000 --ignore '$(TOUR)' --ignore '$(TUNNEL_TOUR)' '$(INTEGRATION)' || failed=1; \
 	TOUR_TO=$(TOUR_SPLIT) $(MOCHA) --timeout 300000 '$(TOUR)' || failed=1; \
 	exit $$failed
 
 test-integration-b: setup lab-build
-	TOUR_FROM=$$(( $(TOUR_SPLIT) + 1 )) $(MOCHA) --timeout 300000 '$(TOUR)'
+	failed=0; \
+	TOUR_FROM=$$(( $(TOUR_SPLIT) + 1 )) $(MOCHA) --timeout 300000 '$(TOUR)' || failed=1; \
+	$(MOCHA) --timeout 300000 '$(TUNNEL_TOUR)' || failed=1; \
+	exit $$failed
 
 # The Molecule scenarios (molecule/): each starts the lab with the profile it needs and stops it, one after another
 # (molecule test -s NAME for each, going on after a failure); one count line per scenario in TEST_COUNTS.

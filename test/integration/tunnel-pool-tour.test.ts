@@ -12,8 +12,10 @@
 //   in-place switch lost. Not 0: at the pool write confd reloads BIRD, which withdraws the IPIP routes, while Felix
 //   adds the VXLAN routes for the same blocks; when BIRD is first, a node has no route for a moment (test/bench/
 //   FIGURES.md). The prober's figures of each pair are printed.
-// - out of VXLAN with the tunnel pool kept: the VTEPs stay; every lost probe was sent during the pool switch step
-//   (the same race, the other way).
+// - out of VXLAN with the tunnel pool kept: the VTEPs stay; every lost probe was sent during the pool switch step.
+//   The race the other way: Felix deletes its VXLAN routes while the reloaded BIRD adds its own; BIRD learns alien
+//   routes and cannot add over Felix's, so when BIRD is first the route comes back only at its next kernel scan
+//   (confd's bird.cfg: `scan time 2`), a gap of up to about 2 s, as in place (transitions.test.ts).
 
 import { expect } from "chai";
 import type { StepTiming } from "../support/lab.js";
