@@ -4,9 +4,8 @@
 
 import { expect } from "chai";
 import type { Lab } from "../support/lab.js";
+import { LAB_NODES, kubesprayDocumentedSteps } from "../support/kubespray-steps.js";
 import {
-  calicoctl,
-  switchDefaultPoolToVxlan,
   hasVxlanDevice,
   kubectl,
   labDown,
@@ -19,7 +18,7 @@ import {
   waitUntil,
 } from "../support/lab.js";
 
-const NODES = ["node-1", "node-2", "node-3"];
+const NODES = LAB_NODES;
 const VXLAN_ADDR = "projectcalico.org/IPv4VXLANTunnelAddr";
 
 async function settledLab(): Promise<Lab> {
@@ -121,14 +120,7 @@ describe("the lab can fail", function () {
   it("Kubespray's four documented steps end on VXLAN; the loss on the way is measured", async () => {
     const lab = await settledLab();
     const t0 = Date.now();
-    await calicoctl(lab, "patch", "felixconfig", "default", "-p", '{"spec":{"vxlanEnabled":true}}');
-    const poolWriteAt = Date.now();
-    await switchDefaultPoolToVxlan(lab);
-    await waitUntil("vxlan.calico on every node", async () =>
-      (await Promise.all(NODES.map((n) => hasVxlanDevice(n)))).every(Boolean),
-    );
-    await calicoctl(lab, "patch", "felixconfig", "default", "-p", '{"spec":{"ipipEnabled":false}}');
-    await waitUntil("calico-node ready", () => nodesStatus(lab).summary.podsReady === 3);
+    const { poolWriteAt } = await kubesprayDocumentedSteps(lab);
     await new Promise((r) => setTimeout(r, 2000));
     const during = await readProber(lab);
     console.log(
