@@ -5,7 +5,7 @@ import { execa } from "execa";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeletStatus } from "../lab/kubelet/status.js";
-import type { ProberReport } from "../lab/prober/control.js";
+import type { LossFigures, ProberReport } from "../lab/prober/control.js";
 import type { Status } from "../lab/standin/core.js";
 import { REPO } from "./ansible.js";
 
@@ -159,13 +159,22 @@ export function realCalicoNode(lab: Lab): boolean {
   return existsSync(join(lab.state, "kubelet", "status.json"));
 }
 
+/** The step that switches a pool's encapsulation: any pool's (the first), or the one named. */
+export function poolSwitchTitle(pool?: string): RegExp {
+  return pool === undefined ? /Switch IPPool/ : new RegExp(`^Switch IPPool ${pool} to `);
+}
+
 /**
  * The bound a migration's loss is held to, from its own result: the pool switch step's duration plus 1 s (the
  * window opens at the pool write and closes once every node routes the pool the new way, inside that step).
+ * `title` picks the step (default: the first pool switch).
  */
-export function poolSwitchWindowMs(steps: { title: string; seconds: number }[]): number {
-  const step = steps.find((s) => /Switch IPPool/.test(s.title));
-  if (!step) throw new Error(`no pool switch among the steps: ${JSON.stringify(steps)}`);
+export function poolSwitchWindowMs(
+  steps: { title: string; seconds: number }[],
+  title: RegExp = poolSwitchTitle(),
+): number {
+  const step = steps.find((s) => title.test(s.title));
+  if (!step) throw new Error(`no pool switch ${title} among the steps: ${JSON.stringify(steps)}`);
   return (step.seconds + 1) * 1000;
 }
 
@@ -194,18 +203,34 @@ const PROBER = join(REPO, "dist", "test", "lab", "prober", "control.js");
 export type ProberFigures = ProberReport;
 
 /**
+ * One address family's figures of a prober report (pairs, probes sent and lost, gaps); an IPv4-only lab has none
+ * for ipv6, which fails here rather than reading as "nothing lost".
+ */
+export function familyFigures(p: ProberFigures, family: "ipv4" | "ipv6"): LossFigures {
+  const f = p.families[family];
+  if (!f) throw new Error(`the prober sent no ${family} probes (no ${family} pair)`);
+  return f;
+}
+
+/**
  * The claim every loss figure of a migration is held to, from its own run: every lost probe was sent during the
  * pool switch step, the longest gap fits in that step (plus 1 s), and so does the count at the probe rate.
+ * `p` is the whole report or one family's figures (familyFigures); `title` picks the step (default: the first
+ * pool switch; poolSwitchTitle(name) for one pool's, e.g. the IPv6 pool's when it switches in a step of its own).
  * Returns the window in milliseconds.
  */
-export function expectLossInPoolSwitch(p: ProberFigures, steps: StepTiming[]): number {
-  const windowMs = poolSwitchWindowMs(steps);
+export function expectLossInPoolSwitch(
+  p: LossFigures,
+  steps: StepTiming[],
+  title: RegExp = poolSwitchTitle(),
+): number {
+  const windowMs = poolSwitchWindowMs(steps, title);
   expect(p.longest_gap_ms, "the longest gap fits in the pool switch step").to.be.below(windowMs);
   expect(p.lost, "the loss fits in the pool switch step").to.be.at.most(
     (p.rate_pps * windowMs) / 1000,
   );
   expect(
-    lossOutsideStep(p, steps, /Switch IPPool/),
+    lossOutsideStep(p, steps, title),
     "every lost probe was sent during the pool switch step",
   ).to.equal(null);
   return windowMs;
@@ -222,11 +247,7 @@ export interface StepTiming {
  * Null when every probe the run lost was sent between the write of the step titled `title` and the end of its
  * wait (200 ms of slack either side for the clocks of two processes); else where the loss lay, for the assertion.
  */
-export function lossOutsideStep(
-  p: ProberFigures,
-  steps: StepTiming[],
-  title: RegExp,
-): string | null {
+export function lossOutsideStep(p: LossFigures, steps: StepTiming[], title: RegExp): string | null {
   if (p.lost === 0) return null;
   const step = steps.find((s) => title.test(s.title));
   if (!step?.written_at) throw new Error(`no written step ${title} in ${JSON.stringify(steps)}`);

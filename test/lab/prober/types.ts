@@ -1,9 +1,14 @@
 // The prober's files: the agent's configuration and the summary it writes to <LAB_STATE>/prober/<node>.json.
 
+/** The address family an agent probes in: its own address and its targets' are all of it. */
+export type Family = "ipv4" | "ipv6";
+
 export interface AgentConfig {
   node: string;
   /** The node's pod address the agent binds and probes from. */
   address: string;
+  /** Absent: ipv4 (agents started before IPv6 probes existed, and every IPv4-only lab). */
+  family?: Family;
   port: number;
   intervalMs: number;
   /** A probe without an echo within this long is lost. */
@@ -36,6 +41,7 @@ export interface PairSummary {
 export interface ProberSummary {
   node: string;
   address: string;
+  family: Family;
   pid: number;
   /** Incremented by each reset; echoes from an older epoch are ignored. */
   epoch: number;
