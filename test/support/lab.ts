@@ -316,3 +316,81 @@ export async function nodeAnnotations(lab: Lab): Promise<Record<string, Record<s
     nodes.items.map((n) => [n.metadata.name, n.metadata.annotations ?? {}]),
   );
 }
+
+/**
+ * Where a run's lost probes lay: the prober's outages (runs of lost probes, per pair) summed by the step of the
+ * migration they were sent in ("outside every step" for the rest), for one family or all. A diagnosis to print
+ * next to the bounds, not a bound: the agents keep at most 100 outages per pair.
+ */
+export function lossByStep(
+  p: ProberFigures,
+  steps: StepTiming[],
+  family?: "ipv4" | "ipv6",
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  const stepAt = (t: number): string =>
+    steps.find(
+      (x) =>
+        x.written_at &&
+        t >= Date.parse(x.written_at) &&
+        t <= Date.parse(x.written_at) + x.seconds * 1000,
+    )?.title ?? "outside every step";
+  for (const pair of p.pairs) {
+    if (family && pair.family !== family) continue;
+    for (const o of pair.outages) {
+      const a = stepAt(Date.parse(o.from));
+      const b = stepAt(Date.parse(o.to));
+      const key = a === b ? a : `${a} .. ${b}`;
+      out[key] = (out[key] ?? 0) + o.lost;
+    }
+  }
+  return out;
+}
+
+/** A run of lost probes of one pair, and the step of the migration it lay in. */
+export interface PlacedOutage {
+  pair: string;
+  from: string;
+  to: string;
+  lost: number;
+  /** The step's title, or "outside every step". */
+  step: string;
+}
+
+/**
+ * The runs of lost probes (one family's, or all) that do not lie inside the step titled `title` (200 ms of slack
+ * either side, as lossOutsideStep), each with the step it lay in. With `complete`, whether the outages account for
+ * every lost probe of those pairs (the agents keep at most 100 per pair).
+ */
+export function outagesOutsideStep(
+  p: ProberFigures,
+  steps: StepTiming[],
+  title: RegExp,
+  family?: "ipv4" | "ipv6",
+): { outages: PlacedOutage[]; complete: boolean } {
+  const step = steps.find((s) => title.test(s.title));
+  const from = step?.written_at ? Date.parse(step.written_at) - 200 : Infinity;
+  const until = step?.written_at ? Date.parse(step.written_at) + step.seconds * 1000 + 200 : -1;
+  const stepAt = (t: number): string =>
+    steps.find(
+      (x) =>
+        x.written_at &&
+        t >= Date.parse(x.written_at) - 200 &&
+        t <= Date.parse(x.written_at) + x.seconds * 1000 + 200,
+    )?.title ?? "outside every step";
+  const outages: PlacedOutage[] = [];
+  let counted = 0;
+  let lost = 0;
+  for (const pair of p.pairs) {
+    if (family && pair.family !== family) continue;
+    lost += pair.lost;
+    for (const o of pair.outages) {
+      counted += o.lost;
+      const a = Date.parse(o.from);
+      const b = Date.parse(o.to);
+      if (a >= from && b <= until) continue;
+      outages.push({ pair: `${pair.from} -> ${pair.to}`, ...o, step: stepAt(a) });
+    }
+  }
+  return { outages, complete: counted === lost };
+}

@@ -17,6 +17,8 @@ const PROBE = 1;
 const ECHO = 2;
 const PACKET = 12; // magic u16, type u8, pad u8, epoch u32, seq u32
 const MAX_CATCH_UP = 20; // after a longer stall the missed probes are skipped, not burst
+const MAX_OUTAGES = 100; // per pair; later runs of loss still count in lost, first_lost_at and last_lost_at
+const OUTAGE_JOIN = 3; // lost probes sent within this many intervals of each other belong to one outage
 
 interface Pair {
   to: string;
@@ -34,6 +36,8 @@ interface Pair {
   /** Send time of the first probe lost since the reset; null while none is. */
   firstLostSentAt: number | null;
   longestGap: number;
+  /** Runs of lost probes (send times), oldest first, at most MAX_OUTAGES. */
+  outages: { from: number; to: number; lost: number }[];
 }
 
 function configFromArgs(): AgentConfig {
@@ -78,6 +82,7 @@ function main(): void {
     lastLostSentAt: 0,
     firstLostSentAt: null,
     longestGap: 0,
+    outages: [],
   });
   let pairs = cfg.targets.map(newPair);
   // IPv6 echoes are matched on the address's 32 hex digits, whatever text form the two sides print.
@@ -159,6 +164,15 @@ function main(): void {
         if (t - sentAt < cfg.timeoutMs) break;
         p.pending.delete(seq);
         p.lost++;
+        const last = p.firstLostSentAt === null ? undefined : p.outages.at(-1);
+        if (last && sentAt - p.lastLostSentAt <= OUTAGE_JOIN * cfg.intervalMs) {
+          if (last.to === p.lastLostSentAt) {
+            last.to = sentAt;
+            last.lost++;
+          }
+        } else if (p.outages.length < MAX_OUTAGES) {
+          p.outages.push({ from: sentAt, to: sentAt, lost: 1 });
+        }
         p.lastLostSentAt = sentAt;
         p.firstLostSentAt ??= sentAt;
       }
@@ -196,6 +210,7 @@ function main(): void {
         longest_gap_ms: Math.round(Math.max(p.longestGap, ongoing) * 10) / 10,
         first_lost_at: p.firstLostSentAt === null ? null : wallAt(p.firstLostSentAt),
         last_lost_at: p.firstLostSentAt === null ? null : wallAt(p.lastLostSentAt),
+        outages: p.outages.map((o) => ({ from: wallAt(o.from), to: wallAt(o.to), lost: o.lost })),
         rate_pps: Math.round((p.sent / elapsed) * 10) / 10,
       };
     });

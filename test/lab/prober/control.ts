@@ -19,7 +19,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DataplaneSpec } from "../dataplane/spec.js";
 import type { ProbePod } from "../kubelet/status.js";
-import type { AgentConfig, Family, ProberSummary } from "./types.js";
+import type { AgentConfig, Family, Outage, ProberSummary } from "./types.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const AGENT = join(HERE, "agent.js");
@@ -46,6 +46,7 @@ export interface PairReport {
   longest_gap_ms: number;
   first_lost_at: string | null;
   last_lost_at: string | null;
+  outages: Outage[];
   rate_pps: number;
 }
 
@@ -269,6 +270,7 @@ export function report(summaries: ProberSummary[]): ProberReport {
       longest_gap_ms: p.longest_gap_ms,
       first_lost_at: p.first_lost_at ?? null,
       last_lost_at: p.last_lost_at ?? null,
+      outages: p.outages ?? [],
       rate_pps: p.rate_pps,
     })),
   );

@@ -35,7 +35,18 @@ export interface PairSummary {
   /** When the first and the last lost probe were sent (ISO 8601); null when none was lost. */
   first_lost_at: string | null;
   last_lost_at: string | null;
+  /**
+   * Runs of lost probes: send times of the first and last probe of each run (ISO 8601) and how many were lost; at
+   * most 100 per pair (later runs count in lost only). Absent from agents older than this field.
+   */
+  outages?: Outage[];
   rate_pps: number;
+}
+
+export interface Outage {
+  from: string;
+  to: string;
+  lost: number;
 }
 
 export interface ProberSummary {
