@@ -222,6 +222,13 @@ describe("calico_encap_migrate on a dual-stack cluster", function () {
       (await v6BirdBlockRoutes()).every((n) => n === 2),
     );
     expect(await v6VxlanBlockRoutes()).to.deep.equal([0, 0, 0]);
+    // The bird6.cfg the real confd rendered for each node parses with Debian's bird6, and meshes with the other two.
+    for (const node of ["node-1", "node-2", "node-3"]) {
+      const cfg = join(lab.state, "nodes", node, "etc", "calico", "confd", "config", "bird6.cfg");
+      const parsed = await execa("bird6", ["-p", "-c", cfg], { reject: false });
+      expect(parsed.exitCode, `${node}: bird6 -p: ${parsed.stderr}`).to.equal(0);
+      expect(readFileSync(cfg, "utf8").match(/^protocol bgp Mesh_/gm), node).to.have.length(2);
+    }
     expect(r.migrated_to).to.deep.equal({
       backend: "bird",
       pools: [
