@@ -92,8 +92,8 @@ const V6_OUTSIDE_MS = 500;
  * lost probe was sent inside that step; when not, none was lost. IPv6: when not switched, none lost; when switched,
  * the longest gap and the count fit in the IPv6 pool's switch step, and what was lost outside it lay inside other
  * steps of the run, in runs shorter than V6_OUTSIDE_MS and at most V6_OUTSIDE_MS of its probes in all (measured:
- * a few probes at Felix's restarts in the steps before, e.g. 27 of 87128 in the IPv4 pool's switch; cause not
- * established). Every family sent probes.
+ * a few probes at Felix's restarts in the steps before, e.g. 27 of 87128 in the IPv4 pool's switch: a restarted
+ * Felix deletes and re-adds its IPv6 routes, not its IPv4 ones; test/lab/README.md). Every family sent probes.
  */
 function expectFamiliesBounded(p: ProberFigures, steps: StepTiming[]): void {
   for (const family of ["ipv4", "ipv6"] as const) {
