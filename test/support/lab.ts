@@ -5,7 +5,7 @@ import { execa } from "execa";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeletStatus } from "../lab/kubelet/status.js";
-import type { ProberReport } from "../lab/prober/control.js";
+import type { LossFigures, ProberReport } from "../lab/prober/control.js";
 import type { Status } from "../lab/standin/core.js";
 import { REPO } from "./ansible.js";
 
@@ -159,13 +159,22 @@ export function realCalicoNode(lab: Lab): boolean {
   return existsSync(join(lab.state, "kubelet", "status.json"));
 }
 
+/** The step that switches a pool's encapsulation: any pool's (the first), or the one named. */
+export function poolSwitchTitle(pool?: string): RegExp {
+  return pool === undefined ? /Switch IPPool/ : new RegExp(`^Switch IPPool ${pool} to `);
+}
+
 /**
  * The bound a migration's loss is held to, from its own result: the pool switch step's duration plus 1 s (the
  * window opens at the pool write and closes once every node routes the pool the new way, inside that step).
+ * `title` picks the step (default: the first pool switch).
  */
-export function poolSwitchWindowMs(steps: { title: string; seconds: number }[]): number {
-  const step = steps.find((s) => /Switch IPPool/.test(s.title));
-  if (!step) throw new Error(`no pool switch among the steps: ${JSON.stringify(steps)}`);
+export function poolSwitchWindowMs(
+  steps: { title: string; seconds: number }[],
+  title: RegExp = poolSwitchTitle(),
+): number {
+  const step = steps.find((s) => title.test(s.title));
+  if (!step) throw new Error(`no pool switch ${title} among the steps: ${JSON.stringify(steps)}`);
   return (step.seconds + 1) * 1000;
 }
 
@@ -194,18 +203,34 @@ const PROBER = join(REPO, "dist", "test", "lab", "prober", "control.js");
 export type ProberFigures = ProberReport;
 
 /**
+ * One address family's figures of a prober report (pairs, probes sent and lost, gaps); an IPv4-only lab has none
+ * for ipv6, which fails here rather than reading as "nothing lost".
+ */
+export function familyFigures(p: ProberFigures, family: "ipv4" | "ipv6"): LossFigures {
+  const f = p.families[family];
+  if (!f) throw new Error(`the prober sent no ${family} probes (no ${family} pair)`);
+  return f;
+}
+
+/**
  * The claim every loss figure of a migration is held to, from its own run: every lost probe was sent during the
  * pool switch step, the longest gap fits in that step (plus 1 s), and so does the count at the probe rate.
+ * `p` is the whole report or one family's figures (familyFigures); `title` picks the step (default: the first
+ * pool switch; poolSwitchTitle(name) for one pool's, e.g. the IPv6 pool's when it switches in a step of its own).
  * Returns the window in milliseconds.
  */
-export function expectLossInPoolSwitch(p: ProberFigures, steps: StepTiming[]): number {
-  const windowMs = poolSwitchWindowMs(steps);
+export function expectLossInPoolSwitch(
+  p: LossFigures,
+  steps: StepTiming[],
+  title: RegExp = poolSwitchTitle(),
+): number {
+  const windowMs = poolSwitchWindowMs(steps, title);
   expect(p.longest_gap_ms, "the longest gap fits in the pool switch step").to.be.below(windowMs);
   expect(p.lost, "the loss fits in the pool switch step").to.be.at.most(
     (p.rate_pps * windowMs) / 1000,
   );
   expect(
-    lossOutsideStep(p, steps, /Switch IPPool/),
+    lossOutsideStep(p, steps, title),
     "every lost probe was sent during the pool switch step",
   ).to.equal(null);
   return windowMs;
@@ -222,11 +247,7 @@ export interface StepTiming {
  * Null when every probe the run lost was sent between the write of the step titled `title` and the end of its
  * wait (200 ms of slack either side for the clocks of two processes); else where the loss lay, for the assertion.
  */
-export function lossOutsideStep(
-  p: ProberFigures,
-  steps: StepTiming[],
-  title: RegExp,
-): string | null {
+export function lossOutsideStep(p: LossFigures, steps: StepTiming[], title: RegExp): string | null {
   if (p.lost === 0) return null;
   const step = steps.find((s) => title.test(s.title));
   if (!step?.written_at) throw new Error(`no written step ${title} in ${JSON.stringify(steps)}`);
@@ -294,4 +315,82 @@ export async function nodeAnnotations(lab: Lab): Promise<Record<string, Record<s
   return Object.fromEntries(
     nodes.items.map((n) => [n.metadata.name, n.metadata.annotations ?? {}]),
   );
+}
+
+/**
+ * Where a run's lost probes lay: the prober's outages (runs of lost probes, per pair) summed by the step of the
+ * migration they were sent in ("outside every step" for the rest), for one family or all. A diagnosis to print
+ * next to the bounds, not a bound: the agents keep at most 100 outages per pair.
+ */
+export function lossByStep(
+  p: ProberFigures,
+  steps: StepTiming[],
+  family?: "ipv4" | "ipv6",
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  const stepAt = (t: number): string =>
+    steps.find(
+      (x) =>
+        x.written_at &&
+        t >= Date.parse(x.written_at) &&
+        t <= Date.parse(x.written_at) + x.seconds * 1000,
+    )?.title ?? "outside every step";
+  for (const pair of p.pairs) {
+    if (family && pair.family !== family) continue;
+    for (const o of pair.outages) {
+      const a = stepAt(Date.parse(o.from));
+      const b = stepAt(Date.parse(o.to));
+      const key = a === b ? a : `${a} .. ${b}`;
+      out[key] = (out[key] ?? 0) + o.lost;
+    }
+  }
+  return out;
+}
+
+/** A run of lost probes of one pair, and the step of the migration it lay in. */
+export interface PlacedOutage {
+  pair: string;
+  from: string;
+  to: string;
+  lost: number;
+  /** The step's title, or "outside every step". */
+  step: string;
+}
+
+/**
+ * The runs of lost probes (one family's, or all) that do not lie inside the step titled `title` (200 ms of slack
+ * either side, as lossOutsideStep), each with the step it lay in. With `complete`, whether the outages account for
+ * every lost probe of those pairs (the agents keep at most 100 per pair).
+ */
+export function outagesOutsideStep(
+  p: ProberFigures,
+  steps: StepTiming[],
+  title: RegExp,
+  family?: "ipv4" | "ipv6",
+): { outages: PlacedOutage[]; complete: boolean } {
+  const step = steps.find((s) => title.test(s.title));
+  const from = step?.written_at ? Date.parse(step.written_at) - 200 : Infinity;
+  const until = step?.written_at ? Date.parse(step.written_at) + step.seconds * 1000 + 200 : -1;
+  const stepAt = (t: number): string =>
+    steps.find(
+      (x) =>
+        x.written_at &&
+        t >= Date.parse(x.written_at) - 200 &&
+        t <= Date.parse(x.written_at) + x.seconds * 1000 + 200,
+    )?.title ?? "outside every step";
+  const outages: PlacedOutage[] = [];
+  let counted = 0;
+  let lost = 0;
+  for (const pair of p.pairs) {
+    if (family && pair.family !== family) continue;
+    lost += pair.lost;
+    for (const o of pair.outages) {
+      counted += o.lost;
+      const a = Date.parse(o.from);
+      const b = Date.parse(o.to);
+      if (a >= from && b <= until) continue;
+      outages.push({ pair: `${pair.from} -> ${pair.to}`, ...o, step: stepAt(a) });
+    }
+  }
+  return { outages, complete: counted === lost };
 }

@@ -1,7 +1,10 @@
 // The Calico CNI plugin, called the way kubelet (through libcni) calls it for a pod: ADD when the pod's sandbox is
 // created, DEL when it goes. The network configuration is Kubespray's cni-calico.conflist.j2 as rendered for this
 // lab (conflist() below); the portmap and bandwidth plugins of that list are not built here, and no pod of the lab
-// maps ports, so only the calico plugin runs.
+// maps ports, so only the calico plugin runs. With an IPv6 pool (the dualstack profile) the ipam section is the one
+// the template renders with enable_dual_stack_networks (and calico_cni_pool_ipv6, its default): assign_ipv6 "true"
+// and ipv6_pools [calico_pool_cidr_ipv6], next to the IPv4 keys (kubespray roles/network_plugin/calico/templates/
+// cni-calico.conflist.j2, before it moved into calico-config.yml.j2, where v2.24+ keeps assign_ipv6 with ipv6_stack).
 
 import type { Sandbox } from "./sandbox.js";
 
@@ -9,11 +12,16 @@ export interface CniContext {
   datastore: "kdd" | "etcd";
   nodename: string;
   poolCidr: string;
+  /** The IPv6 pool's CIDR (calico_pool_cidr_ipv6) when the cluster is dual-stack, else null. */
+  pool6Cidr: string | null;
   kubeconfig: string;
   etcdEndpoints: string | null;
 }
 
-/** Kubespray's conflist (calico plugin entry), as rendered with enable_network_policy true and no calico_mtu. */
+/**
+ * Kubespray's conflist (calico plugin entry), as rendered with enable_network_policy true and no calico_mtu; with
+ * enable_dual_stack_networks when the cluster has an IPv6 pool.
+ */
 export function conflist(ctx: CniContext): Record<string, unknown> {
   const calico: Record<string, unknown> = {
     ...(ctx.datastore === "kdd" ? { datastore_type: "kubernetes" } : {}),
@@ -22,7 +30,12 @@ export function conflist(ctx: CniContext): Record<string, unknown> {
     log_level: "info",
     log_file_path: "/var/log/calico/cni/cni.log",
     ...(ctx.datastore === "etcd" && ctx.etcdEndpoints ? { etcd_endpoints: ctx.etcdEndpoints } : {}),
-    ipam: { type: "calico-ipam", assign_ipv4: "true", ipv4_pools: [ctx.poolCidr] },
+    ipam: {
+      type: "calico-ipam",
+      ...(ctx.pool6Cidr ? { assign_ipv6: "true", ipv6_pools: [ctx.pool6Cidr] } : {}),
+      ipv4_pools: [ctx.poolCidr],
+      assign_ipv4: "true",
+    },
     policy: { type: "k8s" },
     kubernetes: { kubeconfig: ctx.kubeconfig },
   };

@@ -267,7 +267,7 @@ async function main(): Promise<void> {
       }
 
       // -- the prober's pods, networked by the Calico CNI plugin once calico-node runs on their node
-      const poolCidr = await mainPoolCidr(api, datastore, env);
+      const pools = await poolCidrs(api, datastore, env);
       for (const p of probePods) {
         const node = p.spec.nodeName;
         const sandbox = node ? sandboxes.get(node) : undefined;
@@ -276,7 +276,8 @@ async function main(): Promise<void> {
         const list = conflist({
           datastore,
           nodename: node,
-          poolCidr,
+          poolCidr: pools.v4,
+          pool6Cidr: pools.v6,
           kubeconfig: kubeconfigs.get(node) ?? "",
           etcdEndpoints: env.LAB_ETCD_URL ?? null,
         });
@@ -316,6 +317,18 @@ async function main(): Promise<void> {
           try {
             if (!Sandbox.exists(netns)) await execFileP("ip", ["netns", "add", netns]);
             await execFileP("ip", ["-n", netns, "link", "set", "lo", "up"]);
+            // A dual-stack pod's sandbox has IPv6 on (a container runtime leaves it on; the Calico CNI plugin
+            // turns it on again for an IPv6 address, and turns DAD off on the pod's eth0).
+            if (pools.v6)
+              await execFileP("ip", [
+                "netns",
+                "exec",
+                netns,
+                "sysctl",
+                "-qw",
+                "net.ipv6.conf.all.disable_ipv6=0",
+                "net.ipv6.conf.default.disable_ipv6=0",
+              ]);
             const r = await cniAdd(sandbox, cniBin, ref, list);
             probeRuns.set(p.metadata.uid, { uid: p.metadata.uid, ref, ips: r.ips, error: null });
             log(
@@ -388,23 +401,31 @@ function readFaults(labState: string): Faults {
   return {};
 }
 
-let poolCidrCache: string | null = null;
-/** The pool Kubespray's CNI config names (calico_pool_cidr): the lab's main IPv4 pool, read once. */
-async function mainPoolCidr(
+let poolCidrsCache: { v4: string; v6: string | null } | null = null;
+/**
+ * The pools Kubespray's CNI config names (calico_pool_cidr, and calico_pool_cidr_ipv6 on a dual-stack cluster): the
+ * lab's IPv4 pool and its IPv6 pool (none on IPv4-only profiles), read once.
+ */
+async function poolCidrs(
   api: Api,
   datastore: string,
   env: Record<string, string>,
-): Promise<string> {
-  if (poolCidrCache) return poolCidrCache;
-  if (env.LAB_POOL_CIDR) return (poolCidrCache = env.LAB_POOL_CIDR);
+): Promise<{ v4: string; v6: string | null }> {
+  if (poolCidrsCache) return poolCidrsCache;
+  let v4 = env.LAB_POOL_CIDR;
+  let v6: string | null = null;
   if (datastore === "kdd") {
-    const pools = await api.list<{ spec?: { cidr?: string } }>(
+    const pools = await api.list<{ metadata: { name: string }; spec?: { cidr?: string } }>(
       "/apis/crd.projectcalico.org/v1/ippools",
     );
-    const v4 = pools.map((p) => p.spec?.cidr ?? "").find((c) => c.includes("."));
-    if (v4) return (poolCidrCache = v4);
+    // Kubespray's pools only: calico_pool_name and calico_pool_name-ipv6, never a tunnel pool made later.
+    const cidrs = pools
+      .filter((p) => !p.metadata.name.endsWith("-vxlan-tunnel"))
+      .map((p) => p.spec?.cidr ?? "");
+    v4 ??= cidrs.find((c) => c.includes("."));
+    v6 = cidrs.find((c) => c.includes(":")) ?? null;
   }
-  return "10.233.64.0/18";
+  return (poolCidrsCache = { v4: v4 ?? "10.233.64.0/18", v6 });
 }
 
 function probePodView(p: K8sPod, r: ProbePodRun, hostIP: string | null): PodView {
@@ -495,6 +516,13 @@ function buildStatus(
   prefix: string,
   nodeIp: Map<string, string | null>,
 ): KubeletStatus {
+  const nodeIp6 = new Map(
+    nodes.map((n) => [
+      n.metadata.name,
+      n.status?.addresses?.find((a) => a.type === "InternalIP" && a.address.includes(":"))
+        ?.address ?? null,
+    ]),
+  );
   const status: KubeletStatus = {
     kind: "lab-kubelet",
     summary: {
@@ -552,7 +580,9 @@ function buildStatus(
       netns: netnsOfPod(prefix, p.metadata.name),
       nodeNetns: `${prefix}${node}`,
       podIP: r?.ips.find((ip) => ip.includes(".")) ?? null,
+      podIP6: r?.ips.find((ip) => ip.includes(":")) ?? null,
       hostIP: nodeIp.get(node) ?? null,
+      hostIP6: nodeIp6.get(node) ?? null,
       error: r?.error ?? null,
     };
     status.probePods.push(pp);

@@ -1,5 +1,5 @@
-// The files a lab node has where a calico-node image would have them: a bin folder (calico-node, Debian's bird and
-// birdc, and runit's `sv` for confd's reload_cmd), confd's templates under /etc/calico/confd, and the CNI plugin's
+// The files a lab node has where a calico-node image would have them: a bin folder (calico-node, Debian's bird,
+// birdc, bird6 and birdc6, and runit's `sv` for confd's reload_cmd), confd's templates under /etc/calico/confd, and the CNI plugin's
 // kubeconfig. Calico's confd templates are read at run time from the Calico module in the Go module cache (never
 // copied into git) with ONE change, made by stripKrtTunnel: see there.
 
@@ -57,7 +57,7 @@ export function installConfd(calicoModuleDir: string, etcCalico: string): void {
 }
 
 /**
- * runit's `sv` as calico-node uses it: confd's reload_cmd (`sv hup bird`) and the -bird-live / -felix-live probes
+ * runit's `sv` as calico-node uses it: confd's reload_cmd (`sv hup bird`, `sv hup bird6`) and the -bird-live / -felix-live probes
  * (`sv status /etc/service/enabled/<service>`, "run: ..." when up). It reads the pid the lab's kubelet recorded in
  * /var/run/calico/runit/<service>.pid.
  */
@@ -82,6 +82,8 @@ export function installBin(binDir: string, labBin: string): void {
     ["calicoctl", join(labBin, "calicoctl")],
     ["bird", "/usr/sbin/bird"],
     ["birdc", "/usr/sbin/birdc"],
+    ["bird6", "/usr/sbin/bird6"],
+    ["birdc6", "/usr/sbin/birdc6"],
   ];
   for (const [name, target] of links) {
     rmSync(join(binDir, name), { force: true });

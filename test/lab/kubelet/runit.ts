@@ -6,7 +6,10 @@
 //   3. `calico-node -allocate-tunnel-addrs -allocate-tunnel-addrs-run-once`;
 //   4. runit services: felix (FELIX_FELIXHOSTNAME=$NODENAME, FELIX_DATASTORETYPE=$DATASTORE_TYPE,
 //      FELIX_ETCDENDPOINTS=$ETCD_ENDPOINTS), allocate-tunnel-addrs, and for any backend other than none and vxlan:
-//      confd and bird (`bird -R -s /var/run/calico/bird.ctl -d -c /etc/calico/confd/config/bird.cfg`).
+//      confd, bird (`bird -R -s /var/run/calico/bird.ctl -d -c /etc/calico/confd/config/bird.cfg`) and bird6
+//      (`bird6 -R -s /var/run/calico/bird6.ctl -d -c /etc/calico/confd/config/bird6.cfg`): rc.local enables bird6
+//      with bird whatever the node's addresses; confd renders bird6.cfg from bird6.cfg.template (conf.d/bird6.toml,
+//      checked with `bird6 -p -c`, reloaded with `sv hup bird6`), with peers only when nodes have IPv6 addresses.
 // Services the lab leaves out, and why, are listed in `notRun`.
 
 export interface Command {
@@ -31,6 +34,8 @@ export interface RunPlan {
 export const NODENAME_FILE = "/var/lib/calico/nodename";
 export const BIRD_CFG = "/etc/calico/confd/config/bird.cfg";
 export const BIRD_CTL = "/var/run/calico/bird.ctl";
+export const BIRD6_CFG = "/etc/calico/confd/config/bird6.cfg";
+export const BIRD6_CTL = "/var/run/calico/bird6.ctl";
 
 /** rc.local: the legacy CALICO_NETWORKING maps onto CALICO_NETWORKING_BACKEND. */
 export function backendOf(env: Readonly<Record<string, string>>): string {
@@ -79,7 +84,12 @@ export function runPlan(env: Readonly<Record<string, string>>, nodename: string)
       env: withNodename,
       waitForFile: BIRD_CFG,
     });
-    notRun.push({ name: "bird6", why: "no lab profile routes IPv6 with BGP" });
+    services.push({
+      name: "bird6",
+      argv: ["bird6", "-R", "-s", BIRD6_CTL, "-d", "-c", BIRD6_CFG],
+      env: withNodename,
+      waitForFile: BIRD6_CFG,
+    });
   }
   return {
     backend,

@@ -32,7 +32,11 @@ export interface ProbePod {
   netns: string;
   nodeNetns: string;
   podIP: string | null;
+  /** The pod's IPv6 address (dual-stack: the conflist assigns IPv6 too), else null. */
+  podIP6: string | null;
   hostIP: string | null;
+  /** The node's IPv6 InternalIP (dual-stack profile), else null. */
+  hostIP6: string | null;
   error: string | null;
 }
 

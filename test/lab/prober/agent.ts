@@ -4,17 +4,21 @@
 // per pair: sent, received, lost (no echo within timeoutMs), and the longest gap between the send times of
 // consecutive probes that came back. It writes its summary (see ProberSummary) every second, on SIGUSR2, and
 // when it stops; SIGUSR1 resets the counters. It stops by itself after maxSeconds, and refuses to run in the
-// machine's root network namespace, so it can only reach the lab's namespaces.
+// machine's root network namespace, so it can only reach the lab's namespaces. An agent probes in one address
+// family (its config's `family`, ipv4 unless said): a dual-stack node runs one agent per family.
 
 import { createSocket } from "node:dgram";
 import { readFileSync, readlinkSync, renameSync, writeFileSync } from "node:fs";
-import type { AgentConfig, PairSummary, ProberSummary } from "./types.js";
+import { hex6 } from "./inet6.js";
+import type { AgentConfig, Family, PairSummary, ProberSummary } from "./types.js";
 
 const MAGIC = 0xca1b;
 const PROBE = 1;
 const ECHO = 2;
 const PACKET = 12; // magic u16, type u8, pad u8, epoch u32, seq u32
 const MAX_CATCH_UP = 20; // after a longer stall the missed probes are skipped, not burst
+const MAX_OUTAGES = 100; // per pair; later runs of loss still count in lost, first_lost_at and last_lost_at
+const OUTAGE_JOIN = 3; // lost probes sent within this many intervals of each other belong to one outage
 
 interface Pair {
   to: string;
@@ -32,6 +36,8 @@ interface Pair {
   /** Send time of the first probe lost since the reset; null while none is. */
   firstLostSentAt: number | null;
   longestGap: number;
+  /** Runs of lost probes (send times), oldest first, at most MAX_OUTAGES. */
+  outages: { from: number; to: number; lost: number }[];
 }
 
 function configFromArgs(): AgentConfig {
@@ -76,12 +82,17 @@ function main(): void {
     lastLostSentAt: 0,
     firstLostSentAt: null,
     longestGap: 0,
+    outages: [],
   });
   let pairs = cfg.targets.map(newPair);
-  const byAddress = (): Map<string, Pair> => new Map(pairs.map((p) => [p.address, p]));
+  // IPv6 echoes are matched on the address's 32 hex digits, whatever text form the two sides print.
+  const keyOf = (address: string): string =>
+    (cfg.family ?? "ipv4") === "ipv6" ? hex6(address) : address;
+  const byAddress = (): Map<string, Pair> => new Map(pairs.map((p) => [keyOf(p.address), p]));
   let index = byAddress();
 
-  const sock = createSocket("udp4");
+  const family: Family = cfg.family ?? "ipv4";
+  const sock = createSocket(family === "ipv6" ? "udp6" : "udp4");
   const packet = (type: number, ep: number, seq: number): Buffer => {
     const b = Buffer.alloc(PACKET);
     b.writeUInt16BE(MAGIC, 0);
@@ -101,7 +112,7 @@ function main(): void {
       return;
     }
     if (type !== ECHO || msg.readUInt32BE(4) !== epoch) return;
-    const p = index.get(rinfo.address);
+    const p = index.get(keyOf(rinfo.address));
     if (!p) return;
     const seq = msg.readUInt32BE(8);
     const sentAt = p.pending.get(seq);
@@ -131,7 +142,7 @@ function main(): void {
   // EADDRNOTAVAIL arrives as an 'error' event on bind; retry on a fresh socket is not possible with dgram, so
   // the agent waits for the address to exist before binding.
   const waitForAddress = (): void => {
-    if (addressPresent(cfg.address)) bind();
+    if (family === "ipv6" ? address6Present(cfg.address) : addressPresent(cfg.address)) bind();
     else setTimeout(waitForAddress, 200);
   };
   waitForAddress();
@@ -153,6 +164,15 @@ function main(): void {
         if (t - sentAt < cfg.timeoutMs) break;
         p.pending.delete(seq);
         p.lost++;
+        const last = p.firstLostSentAt === null ? undefined : p.outages.at(-1);
+        if (last && sentAt - p.lastLostSentAt <= OUTAGE_JOIN * cfg.intervalMs) {
+          if (last.to === p.lastLostSentAt) {
+            last.to = sentAt;
+            last.lost++;
+          }
+        } else if (p.outages.length < MAX_OUTAGES) {
+          p.outages.push({ from: sentAt, to: sentAt, lost: 1 });
+        }
         p.lastLostSentAt = sentAt;
         p.firstLostSentAt ??= sentAt;
       }
@@ -190,12 +210,14 @@ function main(): void {
         longest_gap_ms: Math.round(Math.max(p.longestGap, ongoing) * 10) / 10,
         first_lost_at: p.firstLostSentAt === null ? null : wallAt(p.firstLostSentAt),
         last_lost_at: p.firstLostSentAt === null ? null : wallAt(p.lastLostSentAt),
+        outages: p.outages.map((o) => ({ from: wallAt(o.from), to: wallAt(o.to), lost: o.lost })),
         rate_pps: Math.round((p.sent / elapsed) * 10) / 10,
       };
     });
     return {
       node: cfg.node,
       address: cfg.address,
+      family,
       pid: process.pid,
       epoch,
       bound,
@@ -253,6 +275,23 @@ function addressPresent(address: string): boolean {
     const trie = readFileSync("/proc/net/fib_trie", "utf8").split("\n");
     for (let i = 0; i + 1 < trie.length; i++) {
       if (trie[i]?.trim() === `|-- ${address}` && trie[i + 1]?.includes("host LOCAL")) return true;
+    }
+  } catch {
+    return false;
+  }
+  return false;
+}
+
+/**
+ * True when the IPv6 `address` is on an interface here and usable: listed in /proc/net/if_inet6 and not tentative
+ * (IFA_F_TENTATIVE, 0x40: a bind to an address still in duplicate address detection fails).
+ */
+function address6Present(address: string): boolean {
+  const want = hex6(address);
+  try {
+    for (const line of readFileSync("/proc/net/if_inet6", "utf8").split("\n")) {
+      const f = line.trim().split(/\s+/);
+      if (f[0] === want && (parseInt(f[4] ?? "0", 16) & 0x40) === 0) return true;
     }
   } catch {
     return false;

@@ -19,7 +19,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DataplaneSpec } from "../dataplane/spec.js";
 import type { ProbePod } from "../kubelet/status.js";
-import type { AgentConfig, ProberSummary } from "./types.js";
+import type { AgentConfig, Family, Outage, ProberSummary } from "./types.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const AGENT = join(HERE, "agent.js");
@@ -38,6 +38,7 @@ export interface ProberOptions {
 export interface PairReport {
   from: string;
   to: string;
+  family: Family;
   sent: number;
   received: number;
   lost: number;
@@ -45,10 +46,23 @@ export interface PairReport {
   longest_gap_ms: number;
   first_lost_at: string | null;
   last_lost_at: string | null;
+  outages: Outage[];
   rate_pps: number;
 }
 
-export interface ProberReport {
+/** The loss figures of a set of pairs: the whole run, or one address family's pairs. */
+export interface LossFigures {
+  /** How many pairs these figures sum. */
+  pair_count: number;
+  sent: number;
+  lost: number;
+  longest_gap_ms: number;
+  first_lost_at: string | null;
+  last_lost_at: string | null;
+  rate_pps: number;
+}
+
+export interface ProberReport extends LossFigures {
   agents: number;
   sent: number;
   lost: number;
@@ -58,6 +72,8 @@ export interface ProberReport {
   last_lost_at: string | null;
   rate_pps: number;
   pairs: PairReport[];
+  /** The same figures per address family; ipv6 only when some agent probes over IPv6 (dual-stack labs). */
+  families: { ipv4: LossFigures; ipv6?: LossFigures };
   summaries: ProberSummary[];
 }
 
@@ -103,6 +119,8 @@ export interface ProbeAgent {
   name: string;
   netns: string;
   address: string;
+  /** Absent: ipv4. */
+  family?: Family;
   targets: string[];
 }
 
@@ -121,9 +139,29 @@ export function agentsFromSpec(spec: DataplaneSpec, netnsPrefix: string): ProbeA
 /**
  * Real calico-node labs: the prober's pods (<LAB_STATE>/kubelet/pods.json, networked by the Calico CNI plugin).
  * Pod to pod across every ordered node pair (agent "node-1" in pod prober-node-1's namespace), and host to remote
- * pod (agent "node-1.host" in node-1's own namespace, probing the other nodes' pods).
+ * pod (agent "node-1.host" in node-1's own namespace, probing the other nodes' pods). When the pods have IPv6
+ * addresses too (dual-stack), the same pairs over IPv6, by agents of their own: "node-1.v6" (pod) and
+ * "node-1.host.v6" (the node's IPv6 address).
  */
 export function agentsFromPods(pods: ProbePod[]): ProbeAgent[] {
+  const v6: ProbePod[] = pods
+    .filter((p) => p.podIP6)
+    .map((p) => ({
+      ...p,
+      node: `${p.node}.v6`,
+      podIP: p.podIP6 ?? null,
+      hostIP: p.hostIP6 ?? null,
+    }));
+  const v6Agents = agentsOfFamily(v6).map((a) => ({
+    ...a,
+    // agentsOfFamily names host agents "<pod agent>.host": node-1.v6.host becomes node-1.host.v6
+    name: a.name.replace(/\.v6\.host$/, ".host.v6"),
+    family: "ipv6" as const,
+  }));
+  return [...agentsOfFamily(pods), ...v6Agents];
+}
+
+function agentsOfFamily(pods: ProbePod[]): ProbeAgent[] {
   const ready = pods.filter((p) => p.podIP !== null && existsSync(`/run/netns/${p.netns}`));
   const podAgents: ProbeAgent[] = ready.map((p) => ({
     name: p.node,
@@ -154,6 +192,7 @@ export async function startProber(agents: ProbeAgent[], opts: ProberOptions): Pr
     const cfg: AgentConfig = {
       node: n.name,
       address: n.address,
+      ...(n.family === "ipv6" ? { family: n.family } : {}),
       port: opts.port ?? 7946,
       intervalMs: opts.intervalMs ?? 10,
       timeoutMs: opts.timeoutMs ?? 1000,
@@ -223,6 +262,7 @@ export function report(summaries: ProberSummary[]): ProberReport {
     s.pairs.map((p) => ({
       from: s.node,
       to: p.to,
+      family: s.family ?? "ipv4",
       sent: p.sent,
       received: p.received,
       lost: p.lost,
@@ -230,9 +270,25 @@ export function report(summaries: ProberSummary[]): ProberReport {
       longest_gap_ms: p.longest_gap_ms,
       first_lost_at: p.first_lost_at ?? null,
       last_lost_at: p.last_lost_at ?? null,
+      outages: p.outages ?? [],
       rate_pps: p.rate_pps,
     })),
   );
+  const v6 = pairs.filter((p) => p.family === "ipv6");
+  return {
+    agents: summaries.length,
+    ...lossFigures(pairs),
+    pairs,
+    families: {
+      ipv4: lossFigures(pairs.filter((p) => p.family === "ipv4")),
+      ...(v6.length > 0 ? { ipv6: lossFigures(v6) } : {}),
+    },
+    summaries,
+  };
+}
+
+/** Sums a set of pairs: probes sent and lost, the longest gap, the first and last loss, the rate. */
+export function lossFigures(pairs: PairReport[]): LossFigures {
   const times = (f: (p: PairReport) => string | null): string[] =>
     pairs
       .map(f)
@@ -240,15 +296,13 @@ export function report(summaries: ProberSummary[]): ProberReport {
       .sort();
   const sum = (f: (p: PairReport) => number): number => pairs.reduce((a, p) => a + f(p), 0);
   return {
-    agents: summaries.length,
+    pair_count: pairs.length,
     sent: sum((p) => p.sent),
     lost: sum((p) => p.lost),
     longest_gap_ms: pairs.reduce((a, p) => Math.max(a, p.longest_gap_ms), 0),
     first_lost_at: times((p) => p.first_lost_at)[0] ?? null,
     last_lost_at: times((p) => p.last_lost_at).at(-1) ?? null,
     rate_pps: Math.round(sum((p) => p.rate_pps) * 10) / 10,
-    pairs,
-    summaries,
   };
 }
 

@@ -1,9 +1,14 @@
 // The prober's files: the agent's configuration and the summary it writes to <LAB_STATE>/prober/<node>.json.
 
+/** The address family an agent probes in: its own address and its targets' are all of it. */
+export type Family = "ipv4" | "ipv6";
+
 export interface AgentConfig {
   node: string;
   /** The node's pod address the agent binds and probes from. */
   address: string;
+  /** Absent: ipv4 (agents started before IPv6 probes existed, and every IPv4-only lab). */
+  family?: Family;
   port: number;
   intervalMs: number;
   /** A probe without an echo within this long is lost. */
@@ -30,12 +35,24 @@ export interface PairSummary {
   /** When the first and the last lost probe were sent (ISO 8601); null when none was lost. */
   first_lost_at: string | null;
   last_lost_at: string | null;
+  /**
+   * Runs of lost probes: send times of the first and last probe of each run (ISO 8601) and how many were lost; at
+   * most 100 per pair (later runs count in lost only). Absent from agents older than this field.
+   */
+  outages?: Outage[];
   rate_pps: number;
+}
+
+export interface Outage {
+  from: string;
+  to: string;
+  lost: number;
 }
 
 export interface ProberSummary {
   node: string;
   address: string;
+  family: Family;
   pid: number;
   /** Incremented by each reset; echoes from an older epoch are ignored. */
   epoch: number;

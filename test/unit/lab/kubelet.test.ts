@@ -69,9 +69,31 @@ describe("lab kubelet: what runs in calico-node (runit)", () => {
   it("bird runs confd and BIRD besides Felix and the allocator; vxlan and none do not", () => {
     const names = (backend: string): string[] =>
       runPlan({ CALICO_NETWORKING_BACKEND: backend }, "node-1").services.map((s) => s.name);
-    expect(names("bird")).to.deep.equal(["felix", "allocate-tunnel-addrs", "confd", "bird"]);
+    expect(names("bird")).to.deep.equal([
+      "felix",
+      "allocate-tunnel-addrs",
+      "confd",
+      "bird",
+      "bird6",
+    ]);
     expect(names("vxlan")).to.deep.equal(["felix", "allocate-tunnel-addrs"]);
     expect(names("none")).to.deep.equal(["felix", "allocate-tunnel-addrs"]);
+  });
+
+  it("bird6 runs as the image's run script starts it, once confd has rendered bird6.cfg", () => {
+    const plan = runPlan({ CALICO_NETWORKING_BACKEND: "bird" }, "node-2");
+    const bird6 = plan.services.find((s) => s.name === "bird6");
+    expect(bird6?.argv).to.deep.equal([
+      "bird6",
+      "-R",
+      "-s",
+      "/var/run/calico/bird6.ctl",
+      "-d",
+      "-c",
+      "/etc/calico/confd/config/bird6.cfg",
+    ]);
+    expect(bird6?.waitForFile).to.equal("/etc/calico/confd/config/bird6.cfg");
+    expect(plan.notRun.map((n) => n.name)).not.to.include("bird6");
   });
 
   it("Felix gets the node name and datastore as its run script exports them", () => {
@@ -180,6 +202,7 @@ describe("lab kubelet: BIRD config and CNI config", () => {
       datastore: "kdd",
       nodename: "node-1",
       poolCidr: "10.233.64.0/18",
+      pool6Cidr: null,
       kubeconfig: "/k",
       etcdEndpoints: null,
     });
@@ -189,6 +212,25 @@ describe("lab kubelet: BIRD config and CNI config", () => {
       datastore_type: "kubernetes",
       nodename: "node-1",
       ipam: { type: "calico-ipam", assign_ipv4: "true", ipv4_pools: ["10.233.64.0/18"] },
+    });
+  });
+
+  it("a dual-stack cluster's conflist assigns IPv6 from the IPv6 pool too (enable_dual_stack_networks)", () => {
+    const c = conflist({
+      datastore: "kdd",
+      nodename: "node-2",
+      poolCidr: "10.233.64.0/18",
+      pool6Cidr: "fd85:ee78:d8a6:8607::1:0/112",
+      kubeconfig: "/k",
+      etcdEndpoints: null,
+    });
+    const calico = (c.plugins as Record<string, unknown>[])[0];
+    expect(calico?.ipam).to.deep.equal({
+      type: "calico-ipam",
+      assign_ipv6: "true",
+      ipv6_pools: ["fd85:ee78:d8a6:8607::1:0/112"],
+      ipv4_pools: ["10.233.64.0/18"],
+      assign_ipv4: "true",
     });
   });
 });
