@@ -29,17 +29,16 @@ function figures(
   last: string | null,
   gap: number,
 ): ProberFigures {
-  return {
-    agents: 3,
+  const totals = {
+    pair_count: 12,
     sent: 20000,
     lost,
     longest_gap_ms: gap,
     first_lost_at: first,
     last_lost_at: last,
     rate_pps: 1200,
-    pairs: [],
-    summaries: [],
   };
+  return { ...totals, agents: 3, pairs: [], families: { ipv4: totals }, summaries: [] };
 }
 
 describe("make demo's bound on the prober's figure", () => {
