@@ -14,13 +14,15 @@ MOCHA := mocha --reporter $(CURDIR)/test/support/count-reporter.cjs
 
 -include test/lab/lab.mk
 
-.PHONY: help setup build generate check-generated lint test-unit test-ansible test-ansible-versions test-integration test-integration-a test-integration-b test-molecule test bench fixtures demo clean
+.PHONY: help setup build generate check-generated lint test-unit test-ansible test-ansible-versions test-integration test-lab-queue test-lab-slot test-molecule test test-full test-tier test-times bench fixtures demo clean
 
 help:
 	@echo "make setup            npm ci, build, Python virtualenv (.venv) with ansible-core, molecule, ansible-lint"
 	@echo "make test-unit        unit tests (no cluster)"
 	@echo "make test-ansible-versions  test/ansible and the preflight on the lab with Kubespray's Ansible 9, 10, 11"
-	@echo "make test             everything: lint, unit, real ansible, the lab"
+	@echo "make test             lint, unit, real Ansible, Molecule, the lab: one transition per class (under 60 min cold)"
+	@echo "make test-full        the same with every tour pair, interrupt chain and Kubespray Ansible version"
+	@echo "make test-times       the last run's stages and test files with their durations"
 	@echo "make bench            timings of one check process on fixtures"
 
 $(STAMPS):
@@ -61,13 +63,31 @@ test-unit: build
 test-ansible: setup
 	$(MOCHA) --timeout 60000 'dist/test/ansible/**/*.test.js'
 
+# Two tiers (test/support/tier.ts reads CALICO_ENCAP_TIER): `make test` runs the quick tier, `make test-full` the
+# full one. Both run every unit, Ansible and Molecule test and every lab test file; the full tier adds the rest of
+# the tours (all 42 transitions, the tunnel pool's 12 pairs), every interrupt chain and every Kubespray Ansible
+# version. The quick tier keeps one transition of each class (test/support/lab-states.ts, QUICK_WALK), one pair of
+# the tunnel pool tour, one interrupt chain per direction, and the oldest and newest of Kubespray's Ansible.
+TEST_TIER ?= quick
+export CALICO_ENCAP_TIER := $(TEST_TIER)
+# Each stage's and each test file's time (test/stage.sh, the count reporter); make test-times prints them.
+export STAGE_TIMES ?= $(CURDIR)/.cache/stage-times.tsv
+export FILE_TIMES ?= $(CURDIR)/.cache/file-times.tsv
+STAGE := bash $(CURDIR)/test/stage.sh
+
 # Kubespray's own Ansible (requirements.txt of Kubespray v2.25-v2.28, v2.29-v2.30, v2.31/master): each installed with
 # `pip install ansible==X` in a venv of its own, built once and cached by test/ansible-versions/venv.sh. test/ansible
 # on each, then the preflight over SSH on one lab with each (test/ansible-versions/lab.test.ts), then one Molecule
-# scenario where Molecule supports that ansible-core.
+# scenario where Molecule supports that ansible-core. The quick tier: ansible-core 2.16 and 2.18, the ends of the
+# range; Molecule on 2.18.
+ifeq ($(TEST_TIER),full)
 ANSIBLE_VERSIONS := 9.13.0 10.7.0 11.13.0
 # Molecule 26.10 requires ansible-core != 2.17.*, >= 2.16.19: one scenario with ansible 9.13.0 and 11.13.0 (not 10.7.0).
 MOLECULE_ANSIBLE_VERSIONS := 9.13.0 11.13.0
+else
+ANSIBLE_VERSIONS := 9.13.0 11.13.0
+MOLECULE_ANSIBLE_VERSIONS := 11.13.0
+endif
 MOLECULE_VERSIONS_SCENARIO := upgrade_blocked
 test-ansible-versions: setup lab-build
 	failed=""; venvs=""; \
@@ -86,28 +106,36 @@ test-ansible-versions: setup lab-build
 	done; \
 	if [ -n "$$failed" ]; then echo "test-ansible-versions: failed:$$failed"; exit 1; fi
 
-# The integration tests start the lab with the seed profile each needs, and stop it. make test runs them in two
-# parts, one per lab slot: the rest and the transition tour's first TOUR_SPLIT transitions (slot A), beside
-# Molecule, the Kubespray Ansible versions, the rest of the tour and the tunnel pool tour (slot B); each part of a
-# tour starts its own lab.
+# The integration tests start the lab with the seed profile each needs, and stop it. make test and test-full put
+# every lab test file in one queue (LAB_QUEUE, longest first, as last measured) that both lab slots take from: slot
+# A from the start, slot B after Molecule and the Kubespray Ansible versions (test/lab-queue.sh). Each file is a
+# stage of its own, its time printed. In the full tier the transition tour runs in two parts, each on its own lab.
 INTEGRATION := dist/test/integration/**/*.test.js
-TOUR := dist/test/integration/transitions.test.js
-TUNNEL_TOUR := dist/test/integration/tunnel-pool-tour.test.js
+I := dist/test/integration
 TOUR_SPLIT := 20
+ifeq ($(TEST_TIER),full)
+TOUR_ENTRIES := "transitions 1-$(TOUR_SPLIT)|TOUR_TO=$(TOUR_SPLIT)|$(I)/transitions.test.js" \
+	"transitions $$(( $(TOUR_SPLIT) + 1 ))-42|TOUR_FROM=$$(( $(TOUR_SPLIT) + 1 ))|$(I)/transitions.test.js"
+else
+TOUR_ENTRIES := "transitions||$(I)/transitions.test.js"
+endif
+LAB_QUEUE_ENTRIES := $(TOUR_ENTRIES) "tunnel-pool-tour||$(I)/tunnel-pool-tour.test.js" \
+	$(foreach f,interrupt dualstack real-calico-node migrate role human check waits lab-can-fail bridge-ssh ssh \
+	  lab-dataplane standin,"$(f)||$(I)/$(f).test.js")
+LAB_QUEUE := $(CURDIR)/.cache/lab-queue
+export MOCHA
+
 test-integration: setup lab-build
 	$(MOCHA) --timeout 300000 '$(INTEGRATION)'
 
-test-integration-a: setup lab-build
-	failed=0; \
-	$(MOCHA) --timeout 300000 --ignore '$(TOUR)' --ignore '$(TUNNEL_TOUR)' '$(INTEGRATION)' || failed=1; \
-	TOUR_TO=$(TOUR_SPLIT) $(MOCHA) --timeout 300000 '$(TOUR)' || failed=1; \
-	exit $$failed
+# Every lab test file, queued; test-lab-slot runs what it takes from the queue in the lab slot of its environment.
+test-lab-queue: setup lab-build
+	@n=$$(ls $(I)/*.test.js | wc -l); q=$$(printf '%s\n' $(LAB_QUEUE_ENTRIES) | awk -F'|' '{print $$3}' | sort -u | wc -l); \
+	  [ "$$n" -eq "$$q" ] || { echo "LAB_QUEUE_ENTRIES names $$q of the $$n files in $(I): add the new one"; exit 1; }
+	bash test/lab-queue.sh fill $(LAB_QUEUE) $(LAB_QUEUE_ENTRIES)
 
-test-integration-b: setup lab-build
-	failed=0; \
-	TOUR_FROM=$$(( $(TOUR_SPLIT) + 1 )) $(MOCHA) --timeout 300000 '$(TOUR)' || failed=1; \
-	$(MOCHA) --timeout 300000 '$(TUNNEL_TOUR)' || failed=1; \
-	exit $$failed
+test-lab-slot: setup lab-build
+	bash test/lab-queue.sh run $(LAB_QUEUE) "$(SLOT)"
 
 # The Molecule scenarios (molecule/): each starts the lab with the profile it needs and stops it, one after another
 # (molecule test -s NAME for each, going on after a failure); one count line per scenario in TEST_COUNTS.
@@ -123,24 +151,39 @@ fixtures: setup lab-build
 LAB_SLOT_B := LAB_STATE=$(CURDIR)/.lab-b LAB_ETCD_PORT=28790 LAB_ETCD_PEER_PORT=28800 LAB_APISERVER_PORT=28443 \
 	LAB_KCM_PORT=28257 LAB_SCHEDULER_PORT=28259 LAB_BRIDGE=calabb LAB_NETNS_PREFIX=calabb- LAB_UNDERLAY=172.31.249
 
-# Runs every stage even when one fails, so one run shows everything; fails at the end if any stage failed.
-# The stages without a lab run first; then the integration tests with the tour's first part (lab slot A, the
-# default) and, at the same time, Molecule, the Kubespray Ansible versions and the tour's second part (lab slot B,
-# their lines prefixed "[slot b]"): the labs mostly wait on their clusters, so two at once take little more than the
-# longer of the two.
-test: setup lab-build
-	rm -f $(TEST_COUNTS) .cache/slot-b.failed
+# Runs every stage even when one fails, so one run shows everything; fails at the end if any stage failed. Each
+# stage prints its duration (make test-times lists them). The stages without a lab run first; then slot A's lab
+# tests and, at the same time, Molecule, the Kubespray Ansible versions and the tours (lab slot B, their lines
+# prefixed "[slot b]"): the labs mostly wait on their clusters, so two at once take little more than the longer.
+test: 
+	$(MAKE) TEST_TIER=quick test-tier
+
+# The full tier: every tour pair, every interrupt chain, every Kubespray Ansible version (about 90 min; its last
+# figures are in test/bench/FIGURES.md).
+test-full:
+	$(MAKE) TEST_TIER=full test-tier
+
+test-tier:
+	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) .cache/slot-b.failed
 	failed=""; \
-	for stage in lint test-unit test-ansible; do \
-	  $(MAKE) $$stage || failed="$$failed $$stage"; \
+	$(STAGE) setup $(MAKE) setup || failed="$$failed setup"; \
+	$(STAGE) lab-build $(MAKE) lab-build || failed="$$failed lab-build"; \
+	for stage in lint test-unit test-ansible test-lab-queue; do \
+	  $(STAGE) $$stage $(MAKE) $$stage || failed="$$failed $$stage"; \
 	done; \
-	( export $(LAB_SLOT_B); for stage in test-molecule test-ansible-versions test-integration-b; do \
-	    $(MAKE) $$stage || echo " $$stage" >>.cache/slot-b.failed; \
-	  done ) 2>&1 | sed -u 's/^/[slot b] /' & slot_b=$$!; \
-	$(MAKE) test-integration-a || failed="$$failed test-integration-a"; \
+	( export $(LAB_SLOT_B); for stage in test-molecule test-ansible-versions; do \
+	    $(STAGE) "slot b: $$stage" $(MAKE) $$stage || echo " $$stage" >>.cache/slot-b.failed; \
+	  done; \
+	  $(MAKE) test-lab-slot SLOT="slot b" || echo " slot-b-lab-tests" >>.cache/slot-b.failed ) 2>&1 | sed -u 's/^/[slot b] /' & slot_b=$$!; \
+	$(MAKE) test-lab-slot SLOT="slot a" || failed="$$failed slot-a-lab-tests"; \
 	wait $$slot_b; \
 	[ ! -f .cache/slot-b.failed ] || failed="$$failed $$(tr -d '\n' <.cache/slot-b.failed)"; \
-	if [ -n "$$failed" ]; then echo "make test: failed stages:$$failed"; exit 1; fi
+	bash test/times.sh; \
+	if [ -n "$$failed" ]; then echo "make test ($(TEST_TIER) tier): failed stages:$$failed"; exit 1; fi
+
+# The last run's stages and test files with their durations.
+test-times:
+	@bash test/times.sh
 
 # The demo: ansible/playbooks run by ansible-playbook over SSH against a lab seeded as Kubespray 2.18 left it:
 # preflight with the Kubespray 2.19 defaults (blocked), migrate to VXLAN with the prober running, preflight (passes).

@@ -1,10 +1,11 @@
 // The lab's control-plane node over real SSH: ansible-playbook reaches node-1 (sshd in its network namespace)
 // with the lab's inventory, and calico_pool_check runs there in module mode through the node's own
-// Kubespray-like calicoctl.sh and admin.conf.
+// Kubespray-like calicoctl.sh and admin.conf. The lab here starts from a shell that sourced another lab's env (an
+// etcd lab's, with its admin token, kubeconfig and datastore): lab.sh up uses only what it creates itself.
 
 import { expect } from "chai";
 import { execa } from "execa";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
@@ -15,10 +16,57 @@ import { labDown, labUp } from "../support/lab.js";
 describe("the lab's control-plane node over SSH", function () {
   this.timeout(300000);
   let lab: Lab;
+  /** What `. .lab/env` of an earlier etcd lab leaves in a shell: none of it is this lab's. */
+  const SOURCED = {
+    LAB_PROFILE: "etcd",
+    LAB_CALICO_DATASTORE: "etcd",
+    LAB_APISERVER_URL: "https://127.0.0.1:1",
+    LAB_ADMIN_TOKEN: "0123456789abcdef0123456789abcdef",
+    KUBECONFIG: "/nonexistent/earlier-lab/admin.conf",
+    DATASTORE_TYPE: "etcdv3",
+    ETCD_ENDPOINTS: "http://127.0.0.1:1",
+    LAB_CALICOCTL_SH: "/nonexistent/earlier-lab/calicoctl.sh",
+    LAB_CALICO_MODULE_DIR: "/nonexistent/earlier-lab/calico",
+  };
   before(async () => {
-    lab = await labUp("kubespray-2.18");
+    lab = await labUp("kubespray-2.18", 3, undefined, SOURCED);
   });
   after(labDown);
+
+  it("started from a shell that sourced another lab's env, the lab runs on its own token and kubeconfig", () => {
+    expect(lab.profile).to.equal("kubespray-2.18");
+    expect(lab.env.LAB_ADMIN_TOKEN).to.match(/^[0-9a-f]{32}$/);
+    expect(lab.env.LAB_ADMIN_TOKEN).to.not.equal(SOURCED.LAB_ADMIN_TOKEN);
+    expect(lab.kubeconfig).to.equal(join(lab.state, "etc", "kubernetes", "admin.conf"));
+    expect(lab.env.DATASTORE_TYPE).to.equal("kubernetes");
+  });
+
+  it("the lab kubelet stops at once, naming the 401, when the apiserver refuses its token", async () => {
+    // A copy of this lab's env with another token, no data-plane nodes: the kubelet's first list is refused.
+    const state = mkdtempSync(join(tmpdir(), "calico-encap-kubelet-401-"));
+    writeFileSync(
+      join(state, "env"),
+      readFileSync(join(lab.state, "env"), "utf8").replace(
+        /^export LAB_ADMIN_TOKEN=.*$/m,
+        `export LAB_ADMIN_TOKEN=${SOURCED.LAB_ADMIN_TOKEN}`,
+      ),
+    );
+    mkdirSync(join(state, "pki"), { recursive: true });
+    cpSync(join(lab.state, "pki", "apiserver"), join(state, "pki", "apiserver"), {
+      recursive: true,
+    });
+    const started = Date.now();
+    const r = await execa("node", [join(REPO, "dist", "test", "lab", "kubelet", "main.js")], {
+      env: { LAB_STATE: state, LAB_DATAPLANE_NODES: "0" },
+      reject: false,
+      timeout: 60000,
+      all: true,
+    });
+    expect(r.timedOut, r.all).to.equal(false);
+    expect(r.exitCode, r.all).to.equal(1);
+    expect(r.all).to.match(/answered 401 Unauthorized/);
+    expect(Date.now() - started, "it stops within seconds").to.be.below(20000);
+  });
 
   it("answers ansible's ping with the lab's inventory", async () => {
     const r = await execa(

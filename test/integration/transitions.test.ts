@@ -2,7 +2,9 @@
 // allocate-tunnel-addrs, confd and BIRD in every node's namespace; the prober on pods the Calico CNI plugin
 // networked, pod to pod and host to remote pod): the seven states Calico can run (IPIP Always / CrossSubnet with
 // bird; VXLAN Always / CrossSubnet with bird or vxlan; no encapsulation with bird), visited so that each ordered
-// pair is one migration (a tour of all 42), with the prober running throughout.
+// pair is one migration (a tour of all 42), with the prober running throughout. That is the full tier (make
+// test-full); the quick tier (make test) walks one transition of each class (QUICK_WALK in lab-states.ts) with the
+// same assertions.
 //
 // What the data plane is here: the lab's kernel has no ipip and its BIRD is Debian's 1.6.8 without Calico's
 // krt_tunnel, so BIRD installs plain routes via the peer (reference/real-calico-node.md, "BIRD"): IPIP Always,
@@ -12,7 +14,7 @@
 // The claims, each bounded from the same run. While BIRD keeps owning the pool's routes (IPIP Always, CrossSubnet
 // and unencapsulated) and across backend switches under VXLAN, no probe is lost (0 on each in the tour of
 // 2026-11-30). Under VXLAN, Always <-> CrossSubnet loses nothing pod to pod; host to remote pod probes can lose one
-// per pair at the route swap (see vxlanModeChanges). Where ownership moves between Felix (VXLAN) and BIRD, probes
+// per pair at the route swap (the class "Always <-> CrossSubnet under VXLAN"). Where ownership moves between Felix (VXLAN) and BIRD, probes
 // are lost: into VXLAN, BIRD withdraws its routes at the pool write and each Felix restarts for its new VTEP
 // (reference/real-calico-node.md, "What happens during an in-place IPIP -> VXLAN pool switch"; measured 3532-8651
 // lost, gaps of 3.2-9.2 s); out of VXLAN far less (25-1234 lost, gaps up to 2.0 s). Lossy transitions are held
@@ -21,7 +23,14 @@
 
 import { expect } from "chai";
 import type { Lab } from "../support/lab.js";
-import { STATES, type State, migrateTo, ownerChanges } from "../support/lab-states.js";
+import {
+  QUICK_WALK,
+  STATES,
+  TRANSITION_CLASSES,
+  migrateTo,
+  transitionClass,
+} from "../support/lab-states.js";
+import { TIER } from "../support/tier.js";
 import {
   expectLossInPoolSwitch,
   labDown,
@@ -52,20 +61,18 @@ function tour(n: number): number[] {
   return walk.reverse();
 }
 
-/** Under VXLAN both ways, the pool's vxlanMode moves between Always and CrossSubnet. */
-const vxlanModeChanges = (from: State, to: State): boolean =>
-  from.vxlan_mode !== "Never" && to.vxlan_mode !== "Never" && from.vxlan_mode !== to.vxlan_mode;
+// The full tier (make test-full) walks all 42 pairs; the quick tier (make test) one transition per class.
+const walk = TIER === "full" ? tour(STATES.length) : QUICK_WALK.map((s) => STATES.indexOf(s));
+const LAST = walk.length - 1;
 
-const walk = tour(STATES.length);
-
-describe("every transition on the lab", function () {
+describe(`${TIER === "full" ? "every transition" : "one transition of each class"} on the lab`, function () {
   this.timeout(3600000);
   let lab: Lab;
-  // TOUR_FROM=n (1-42) resumes the tour at its n-th transition: before() migrates the lab to that transition's
-  // start state first, unmeasured; TOUR_TO=m ends it after the m-th. Unset, the whole tour runs. make test runs it
-  // in two parts, one in each lab slot.
+  // TOUR_FROM=n resumes the walk at its n-th transition: before() migrates the lab to that transition's start state
+  // first, unmeasured; TOUR_TO=m ends it after the m-th. Unset, the whole walk runs. make test-full runs the full
+  // tour in two parts, one in each lab slot.
   const resumeAt = Number(process.env.TOUR_FROM ?? "1");
-  const endAt = Math.min(Number(process.env.TOUR_TO ?? "42"), walk.length - 1);
+  const endAt = Math.min(Number(process.env.TOUR_TO ?? String(LAST)), LAST);
   before(async () => {
     lab = await labUp("kubespray-2.18");
     await waitUntil(
@@ -84,11 +91,18 @@ describe("every transition on the lab", function () {
   });
   after(labDown);
 
-  if (resumeAt === 1)
+  if (resumeAt === 1 && TIER === "full")
     it("the tour uses each of the 42 ordered pairs once", () => {
       const pairs = new Set(walk.slice(1).map((to, i) => `${walk[i]}>${to}`));
       expect(pairs.size).to.equal(42);
       expect(walk.length).to.equal(43);
+    });
+  if (resumeAt === 1 && TIER === "quick")
+    it("the walk starts where the lab starts and takes one transition of each class", () => {
+      expect(walk[0]).to.equal(0);
+      const classes = walk.slice(1).map((to, i) => transitionClass(STATES[walk[i]!]!, STATES[to]!));
+      expect(classes).to.have.members(TRANSITION_CLASSES);
+      expect(classes).to.have.length(TRANSITION_CLASSES.length);
     });
 
   for (let i = resumeAt; i <= endAt; i++) {
@@ -114,8 +128,9 @@ describe("every transition on the lab", function () {
         backend: to.network_backend,
         pools: [{ name: "default-pool", ipip_mode: to.ipip_mode, vxlan_mode: to.vxlan_mode }],
       });
-      if (ownerChanges(from, to)) expectLossInPoolSwitch(p, steps);
-      else if (vxlanModeChanges(from, to)) {
+      const kind = transitionClass(from, to);
+      if (kind === "into VXLAN" || kind === "out of VXLAN") expectLossInPoolSwitch(p, steps);
+      else if (kind === "Always <-> CrossSubnet under VXLAN") {
         // Felix swaps each remote block's route between vxlan.calico and the direct route CrossSubnet gives a peer
         // on the same subnet (reference/calico.md, "Routing ownership"; the lab's nodes share one subnet). Measured
         // in the tour of 2026-11-30: VXLAN Always/bird -> CrossSubnet/bird lost 6 of 24806, one probe on each host

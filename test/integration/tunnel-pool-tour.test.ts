@@ -3,6 +3,8 @@
 // networked, pod to pod and host to remote pod): from each state whose pool BIRD routes (IPIP Always, IPIP
 // CrossSubnet, no encapsulation; backend bird) to each VXLAN state (Always or CrossSubnet, backend bird or vxlan),
 // 12 pairs, each followed by the way back out of VXLAN with the tunnel pool kept, with the prober running throughout.
+// That is the full tier (make test-full); the quick tier (make test) runs the same assertions on one pair
+// (QUICK_PAIRS) and its way back.
 //
 // First, in the same run, Kubespray's documented manual steps and one switch in place (IPIP Always/bird -> VXLAN
 // Always/vxlan without the option): their figures bound the others. The claims, each asserted:
@@ -33,7 +35,8 @@ import {
   type Lab,
   type ProberFigures,
 } from "../support/lab.js";
-import { STATES, type State, birdRouted, migrateTo } from "../support/lab-states.js";
+import { STATES, type State, birdRouted, migrateTo, state } from "../support/lab-states.js";
+import { TIER } from "../support/tier.js";
 import type { TaskResult } from "../support/ansible.js";
 import { containsAddress } from "../../src/calico/cidr.js";
 import { kubesprayDocumentedSteps } from "../support/kubespray-steps.js";
@@ -43,7 +46,14 @@ const VXLAN_ADDR = "projectcalico.org/IPv4VXLANTunnelAddr";
 const FROM = STATES.filter(birdRouted);
 const INTO = STATES.filter((s) => !birdRouted(s));
 /** Every (BIRD-routed, VXLAN) pair, ordered so that each way back out of VXLAN is a transition of its own. */
-const PAIRS = INTO.flatMap((to) => FROM.map((from) => ({ from, to })));
+const ALL_PAIRS = INTO.flatMap((to) => FROM.map((from) => ({ from, to })));
+/**
+ * The quick tier (make test) keeps one pair, unlike real-calico-node.test.ts's (IPIP Always/bird -> VXLAN
+ * Always/vxlan): from CrossSubnet into VXLAN CrossSubnet without a calico-node roll, one of the pairs that lost
+ * probes to the BIRD-withdrawal race in the tour of 2026-12-01; its way back out with the tunnel pool kept follows.
+ */
+const QUICK_PAIRS = [{ from: state("IPIP CrossSubnet/bird"), to: state("VXLAN CrossSubnet/bird") }];
+const PAIRS = TIER === "full" ? ALL_PAIRS : QUICK_PAIRS;
 
 interface Measured {
   r: TaskResult;
@@ -76,7 +86,7 @@ async function vteps(lab: Lab): Promise<Record<string, string>> {
   );
 }
 
-describe("every transition into VXLAN with tunnel_pool_cidr on the lab", function () {
+describe(`${TIER === "full" ? "every transition" : "one transition"} into VXLAN with tunnel_pool_cidr on the lab`, function () {
   this.timeout(3600000);
   let lab: Lab;
   let inPlace: ProberFigures | null = null;
@@ -164,9 +174,19 @@ describe("every transition into VXLAN with tunnel_pool_cidr on the lab", functio
     });
   }
 
-  it("the 12 pairs with tunnel_pool_cidr together lose under a tenth of the in-place switch and of the documented steps", () => {
+  it("out of VXLAN again with the tunnel pool kept: the VTEPs stay, every lost probe in the pool switch step", async () => {
+    const to = STATES[0]!;
+    console.log(`      ${current.name} -> ${to.name}, tunnel pool kept:`);
+    const before = await vteps(lab);
+    const { steps, p } = await measured(lab, to);
+    expectLossInPoolSwitch(p, steps);
+    expect(await vteps(lab), "the VTEPs stay").to.deep.equal(before);
+    current = to;
+  });
+
+  it(`the ${PAIRS.length} pairs with tunnel_pool_cidr together lose under a tenth of the in-place switch and of the documented steps`, () => {
     console.log(
-      `      with tunnel_pool_cidr: ${lostWithOption} lost in 12 pairs; in place: ${inPlace?.lost} of ${inPlace?.sent}, longest gap ${inPlace?.longest_gap_ms} ms; documented steps: ${documented?.lost} of ${documented?.sent}, longest gap ${documented?.longest_gap_ms} ms`,
+      `      with tunnel_pool_cidr: ${lostWithOption} lost in ${PAIRS.length} pairs; in place: ${inPlace?.lost} of ${inPlace?.sent}, longest gap ${inPlace?.longest_gap_ms} ms; documented steps: ${documented?.lost} of ${documented?.sent}, longest gap ${documented?.longest_gap_ms} ms`,
     );
     expect(lostWithOption).to.be.below((inPlace?.lost ?? 0) / 10);
     expect(lostWithOption).to.be.below((documented?.lost ?? 0) / 10);

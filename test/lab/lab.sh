@@ -36,12 +36,13 @@ die() { log "error: $*"; exit 1; }
 kc() { "$LAB_BIN/kubectl" --kubeconfig "$KUBE_DIR/admin.conf" "$@"; }
 calicoctl_sh() { "$BIN_DIR/calicoctl.sh" "$@"; }
 
-# wait_for SECONDS WHAT COMMAND...: polls COMMAND every 0.5 s.
+# wait_for SECONDS WHAT COMMAND...: polls COMMAND every 0.5 s. COMMAND's output is dropped, but fd 3 reaches
+# wait_for's stderr, so a condition that sees the wait can never succeed can say why (>&3) and exit.
 wait_for() {
 	local secs=$1 what=$2 deadline
 	shift 2
 	deadline=$((SECONDS + secs))
-	until "$@" >/dev/null 2>&1; do
+	until "$@" 3>&2 >/dev/null 2>&1; do
 		[ $SECONDS -lt $deadline ] || die "timed out after ${secs}s waiting for $what (logs: $LOGS)"
 		sleep 0.5
 	done
@@ -373,8 +374,24 @@ calico_node_pods_created() {
 	[ "$(kc -n kube-system get pods -l k8s-app=calico-node -o name | wc -l)" -eq "$NODES" ]
 }
 
+# What a lab's env file exports for the shell that sources it (write_layout, dataplane_up, kubelet_up). None is an
+# input of lab.sh up: a lab starts from what it creates itself, so a shell that sourced another lab's env (its admin
+# token, kubeconfig, datastore) cannot leak into the new one.
+LAB_ENV_OUTPUTS=(LAB_PROFILE LAB_NODES LAB_CALICO_DATASTORE LAB_APISERVER_URL LAB_BIN_DIR LAB_CALICOCTL_SH
+	LAB_ADMIN_TOKEN KUBECONFIG DATASTORE_TYPE ETCD_ENDPOINTS LAB_INVENTORY LAB_SSH_KEY LAB_NODE1_BIN_DIR
+	LAB_NODE1_KUBECONFIG LAB_CALICO_MODULE_DIR LAB_CALICO_NODE_RUNS)
+forget_sourced_env() {
+	local v seen=()
+	for v in "${LAB_ENV_OUTPUTS[@]}"; do
+		if [ -n "${!v+x}" ]; then seen+=("$v"); fi
+		unset "$v"
+	done
+	[ ${#seen[@]} -eq 0 ] || log "ignoring what a sourced lab env set: ${seen[*]}"
+}
+
 cmd_up() {
 	local start=$SECONDS
+	forget_sourced_env
 	NODES=${NODES:-3}
 	[[ $NODES =~ ^[1-9][0-9]*$ ]] && [ "$NODES" -le 200 ] || die "NODES must be 1..200, got '$NODES'"
 	profile_vars "${1:-${PROFILE:-kubespray-2.18}}"
@@ -473,15 +490,30 @@ kubelet_up() {
 	[ -x "$LAB_BIN/calico-node" ] && [ -x "$LAB_BIN/calico-cni" ] || die "calico-node or calico-cni missing in $LAB_BIN: run test/lab/build.sh"
 	[ -d "$CALICO_MODULE_DIR/confd" ] || (cd "$LAB_DIR/go/calico-node" && go mod download github.com/projectcalico/calico)
 	echo "export LAB_CALICO_MODULE_DIR=$CALICO_MODULE_DIR" >>"$LAB_STATE/env"
-	echo "export LAB_CALICO_NODE=real" >>"$LAB_STATE/env"
+	echo "export LAB_CALICO_NODE_RUNS=real" >>"$LAB_STATE/env"
 	LAB_STATE=$LAB_STATE LAB_CALICO_MODULE_DIR=$CALICO_MODULE_DIR LAB_DATAPLANE_NODES=${LAB_DATAPLANE_NODES:-3} \
 		LAB_NETNS_PREFIX=${LAB_NETNS_PREFIX:-calab-} LAB_CALICO_DATASTORE=$CALICO_DATASTORE \
 		setsid node "$main" >"$LOGS/kubelet.log" 2>&1 </dev/null &
 	echo $! >"$RUN/kubelet.pid"
-	wait_for 30 "the lab kubelet's first status" test -s "$LAB_STATE/kubelet/status.json"
+	wait_for 30 "the lab kubelet's first status" kubelet_reported
 	wait_for "${LAB_READY_TIMEOUT:-180}" "calico-node ready on every data-plane node and the prober's pods networked" kubelet_ready
 }
+# The kubelet's first status file; a kubelet that exited (the apiserver refused its token, say) ends the wait at
+# once with the last lines of its log.
+kubelet_reported() {
+	[ -s "$LAB_STATE/kubelet/status.json" ] && return 0
+	alive "$(pid_of kubelet)" && return 1
+	kubelet_exited "before its first status"
+}
+kubelet_exited() {
+	{
+		log "error: the lab kubelet exited $1; the end of $LOGS/kubelet.log:"
+		tail -n 5 "$LOGS/kubelet.log"
+	} >&3
+	exit 1
+}
 kubelet_ready() {
+	alive "$(pid_of kubelet)" || kubelet_exited "while calico-node started"
 	jq -e '(.summary.podsReady == .summary.nodes) and ([.probePods[] | select(.podIP == null)] | length == 0)' \
 		"$LAB_STATE/kubelet/status.json" >/dev/null
 }

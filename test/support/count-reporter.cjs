@@ -1,21 +1,66 @@
 // Mocha reporter: mocha's spec output, plus one JSON line of counts appended to $TEST_COUNTS
-// (summed by .ci/run into its closing "N passed, N failed" line).
+// (summed by .ci/run into its closing "N passed, N failed" line), and each test file's time (its top-level
+// suites, hooks included) appended to $FILE_TIMES as "<ISO time>\t<file>\t<seconds>\t<passed>\t<failed>", which
+// `make test-times` prints beside the stages' times.
 const fs = require("node:fs");
 const path = require("node:path");
 const Mocha = require("mocha");
 
+const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END, EVENT_TEST_PASS, EVENT_TEST_FAIL } =
+  Mocha.Runner.constants;
+
+function append(file, line) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.appendFileSync(file, line + "\n");
+}
+
 class CountReporter extends Mocha.reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
-    runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
+    // Per file: when its first top-level suite began, and its tests' outcomes.
+    const files = new Map();
+    const fileOf = (runnable) => {
+      let s = runnable.parent ?? runnable;
+      while (s && !s.file && s.parent) s = s.parent;
+      return s?.file ?? runnable.file;
+    };
+    runner.on(EVENT_SUITE_BEGIN, (suite) => {
+      if (!suite.file || files.has(suite.file)) return;
+      files.set(suite.file, { start: Date.now(), end: Date.now(), passed: 0, failed: 0 });
+    });
+    runner.on(EVENT_SUITE_END, (suite) => {
+      const f = suite.file && files.get(suite.file);
+      if (f) f.end = Date.now();
+    });
+    const count = (key) => (test) => {
+      const f = files.get(fileOf(test));
+      if (f) f[key] += 1;
+    };
+    runner.on(EVENT_TEST_PASS, count("passed"));
+    // A failed hook fails the file too.
+    runner.on(EVENT_TEST_FAIL, count("failed"));
+    runner.once(EVENT_RUN_END, () => {
+      const times = process.env.FILE_TIMES;
+      if (times) {
+        const cwd = process.cwd();
+        for (const [file, f] of files) {
+          const secs = ((f.end - f.start) / 1000).toFixed(1);
+          append(
+            times,
+            [
+              new Date(f.end).toISOString(),
+              path.relative(cwd, file),
+              secs,
+              f.passed,
+              f.failed,
+            ].join("\t"),
+          );
+        }
+      }
       const file = process.env.TEST_COUNTS;
       if (!file) return;
       const { passes, failures, pending } = runner.stats ?? this.stats;
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.appendFileSync(
-        file,
-        JSON.stringify({ passed: passes, failed: failures, skipped: pending }) + "\n",
-      );
+      append(file, JSON.stringify({ passed: passes, failed: failures, skipped: pending }));
     });
   }
 }

@@ -50,10 +50,16 @@ export function readLabEnv(state = process.env.LAB_STATE ?? join(REPO, ".lab")):
 export type CalicoNode = "real" | "standin";
 
 /** Restarts the lab seeded with a profile (lab.sh down, then up). */
-export async function labUp(profile: string, nodes = 3, calicoNode?: CalicoNode): Promise<Lab> {
+export async function labUp(
+  profile: string,
+  nodes = 3,
+  calicoNode?: CalicoNode,
+  env: Record<string, string> = {},
+): Promise<Lab> {
   await execa("bash", [LAB_SH, "down"], { reject: false });
   await execa("bash", [LAB_SH, "up"], {
     env: {
+      ...env,
       PROFILE: profile,
       NODES: String(nodes),
       ...(calicoNode ? { LAB_CALICO_NODE: calicoNode } : {}),

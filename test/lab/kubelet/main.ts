@@ -70,9 +70,11 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 async function main(): Promise<void> {
   const labState = resolve(process.env.LAB_STATE ?? join(REPO, ".lab"));
   const env = readEnvFile(join(labState, "env"));
+  // What this lab wrote in its own env file comes first: a shell that sourced another lab's env exports that lab's
+  // apiserver URL and admin token, and the apiserver would answer 401 to every request.
   const need = (k: string): string => {
-    const v = process.env[k] ?? env[k];
-    if (!v) throw new Error(`${k} is not set (environment or ${labState}/env)`);
+    const v = env[k] ?? process.env[k];
+    if (!v) throw new Error(`${k} is not set (${labState}/env or the environment)`);
     return v;
   };
   const url = need("LAB_APISERVER_URL");
@@ -371,6 +373,15 @@ async function main(): Promise<void> {
       }
       cycle.ok();
     } catch (e) {
+      // The apiserver refusing the lab's own token never heals: say so and stop, so lab.sh up fails at once.
+      if (e instanceof ApiError && e.code === 401) {
+        log(
+          `error: the apiserver at ${url} answered 401 Unauthorized to the token from ${labState}/env; ` +
+            "expected the admin token this lab wrote; start the lab from a shell without another lab's env",
+        );
+        process.exitCode = 1;
+        break;
+      }
       cycle.failed(e);
     }
     await sleep(Math.max(200, 500 - (Date.now() - t0)));

@@ -1,0 +1,74 @@
+// make test's plumbing: test/stage.sh times a stage and records it; test/lab-queue.sh hands each lab test file to
+// exactly one of the two lab slots, and a slot reports the files that failed.
+
+import { expect } from "chai";
+import { execa } from "execa";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO } from "../../support/ansible.js";
+
+const STAGE = join(REPO, "test", "stage.sh");
+const QUEUE = join(REPO, "test", "lab-queue.sh");
+
+describe("make test's stages and lab queue", () => {
+  it("stage.sh prints and records a stage's time and outcome, and keeps its exit status", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "calico-encap-stage-"));
+    const times = join(dir, "times.tsv");
+    const ok = await execa("bash", [STAGE, "fine", "true"], { env: { STAGE_TIMES: times } });
+    const bad = await execa("bash", [STAGE, "broken", "false"], {
+      env: { STAGE_TIMES: times },
+      reject: false,
+    });
+    expect(ok.stdout).to.match(/== stage fine: passed in \d+ s$/m);
+    expect(bad.exitCode).to.equal(1);
+    expect(bad.stdout).to.match(/== stage broken: failed in \d+ s$/m);
+    const rows = readFileSync(times, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => l.split("\t"));
+    expect(rows.map((r) => [r[1], r[3]])).to.deep.equal([
+      ["fine", "passed"],
+      ["broken", "failed"],
+    ]);
+  });
+
+  it("two slots taking from one queue run every entry once, with its variables, and name the failed ones", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "calico-encap-queue-"));
+    const queue = join(dir, "queue");
+    const ran = join(dir, "ran");
+    // A stand-in for mocha: records the file, its TOUR_FROM and the slot's environment, fails on "bad".
+    const fake = join(dir, "fake-mocha.sh");
+    writeFileSync(
+      fake,
+      `#!/bin/bash\nf=\${@: -1}\nsleep 0.1\necho "$f \${TOUR_FROM:-} $SLOT_NAME" >>${ran}\n[ "$f" != bad ]\n`,
+    );
+    const entries = ["a||one", "b|TOUR_FROM=21|two", "c||bad", "d||three", "e||four"];
+    await execa("bash", [QUEUE, "fill", queue, ...entries]);
+    const env = (slot: string) => ({
+      MOCHA: `bash ${fake}`,
+      STAGE_TIMES: join(dir, "times.tsv"),
+      SLOT_NAME: slot,
+    });
+    const [a, b] = await Promise.all([
+      execa("bash", [QUEUE, "run", queue, "slot a"], { env: env("A"), reject: false }),
+      execa("bash", [QUEUE, "run", queue, "slot b"], { env: env("B"), reject: false }),
+    ]);
+    const lines = readFileSync(ran, "utf8").trim().split("\n");
+    expect(lines.map((l) => l.split(" ")[0]).sort()).to.deep.equal([
+      "bad",
+      "four",
+      "one",
+      "three",
+      "two",
+    ]);
+    expect(lines.find((l) => l.startsWith("two "))).to.match(/^two 21 [AB]$/);
+    expect(new Set(lines.map((l) => l.split(" ").at(-1))).size, "both slots took files").to.equal(
+      2,
+    );
+    const failed = [a, b].filter((r) => r.exitCode !== 0);
+    expect(failed).to.have.length(1);
+    expect(failed[0]?.stdout).to.match(/slot [ab]: failed: c$/m);
+    expect(readFileSync(queue, "utf8")).to.equal("");
+  });
+});
