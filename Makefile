@@ -152,7 +152,8 @@ LAB_SLOT_B := LAB_STATE=$(CURDIR)/.lab-b LAB_ETCD_PORT=28790 LAB_ETCD_PEER_PORT=
 	LAB_KCM_PORT=28257 LAB_SCHEDULER_PORT=28259 LAB_BRIDGE=calabb LAB_NETNS_PREFIX=calabb- LAB_UNDERLAY=172.31.249
 
 # Runs every stage even when one fails, so one run shows everything; fails at the end if any stage failed. Each
-# stage prints its duration (make test-times lists them). The stages without a lab run first; then slot A's lab
+# stage prints its duration (make test-times lists them). The stages without a lab run first, beside the lab's Go
+# builds (whose module downloads wait on the network more than on the cores; lines "[lab-build]"); then slot A's lab
 # tests and, at the same time, Molecule, the Kubespray Ansible versions and the tours (lab slot B, their lines
 # prefixed "[slot b]"): the labs mostly wait on their clusters, so two at once take little more than the longer.
 test: 
@@ -164,13 +165,16 @@ test-full:
 	$(MAKE) TEST_TIER=full test-tier
 
 test-tier:
-	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) .cache/slot-b.failed
+	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) .cache/slot-b.failed .cache/lab-build.failed
 	failed=""; \
 	$(STAGE) setup $(MAKE) setup || failed="$$failed setup"; \
-	$(STAGE) lab-build $(MAKE) lab-build || failed="$$failed lab-build"; \
-	for stage in lint test-unit test-ansible test-lab-queue; do \
+	( $(STAGE) lab-build $(MAKE) lab-build || echo " lab-build" >.cache/lab-build.failed ) 2>&1 | sed -u 's/^/[lab-build] /' & build=$$!; \
+	for stage in lint test-unit test-ansible; do \
 	  $(STAGE) $$stage $(MAKE) $$stage || failed="$$failed $$stage"; \
 	done; \
+	wait $$build; \
+	[ ! -f .cache/lab-build.failed ] || failed="$$failed lab-build"; \
+	$(STAGE) test-lab-queue $(MAKE) test-lab-queue || failed="$$failed test-lab-queue"; \
 	( export $(LAB_SLOT_B); for stage in test-molecule test-ansible-versions; do \
 	    $(STAGE) "slot b: $$stage" $(MAKE) $$stage || echo " $$stage" >>.cache/slot-b.failed; \
 	  done; \
