@@ -148,7 +148,10 @@ fixtures: setup lab-build
 
 # A second lab slot (state folder, ports, bridge, namespaces, underlay), so two stages that start labs run at once.
 # Its ports stay below the kernel's ephemeral range (32768-60999), where an outgoing connection may hold them.
-LAB_SLOT_B := LAB_STATE=$(CURDIR)/.lab-b LAB_ETCD_PORT=28790 LAB_ETCD_PEER_PORT=28800 LAB_APISERVER_PORT=28443 \
+# LAB_SLOT_A (empty: lab.sh's defaults) and LAB_SLOT_B can be given on the command line, so that a second make test
+# or test-full runs beside one already running, on labs of its own.
+LAB_SLOT_A ?=
+LAB_SLOT_B ?= LAB_STATE=$(CURDIR)/.lab-b LAB_ETCD_PORT=28790 LAB_ETCD_PEER_PORT=28800 LAB_APISERVER_PORT=28443 \
 	LAB_KCM_PORT=28257 LAB_SCHEDULER_PORT=28259 LAB_BRIDGE=calabb LAB_NETNS_PREFIX=calabb- LAB_UNDERLAY=172.31.249
 
 # Runs every stage even when one fails, so one run shows everything; fails at the end if any stage failed. Each
@@ -179,7 +182,7 @@ test-tier:
 	    $(STAGE) "slot b: $$stage" $(MAKE) $$stage || echo " $$stage" >>.cache/slot-b.failed; \
 	  done; \
 	  $(MAKE) test-lab-slot SLOT="slot b" || echo " slot-b-lab-tests" >>.cache/slot-b.failed ) 2>&1 | sed -u 's/^/[slot b] /' & slot_b=$$!; \
-	$(MAKE) test-lab-slot SLOT="slot a" || failed="$$failed slot-a-lab-tests"; \
+	( $(if $(strip $(LAB_SLOT_A)),export $(LAB_SLOT_A);) $(MAKE) test-lab-slot SLOT="slot a" ) || failed="$$failed slot-a-lab-tests"; \
 	wait $$slot_b; \
 	[ ! -f .cache/slot-b.failed ] || failed="$$failed $$(tr -d '\n' <.cache/slot-b.failed)"; \
 	bash test/times.sh; \

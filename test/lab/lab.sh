@@ -377,7 +377,8 @@ calico_node_pods_created() {
 # What a lab's env file exports for the shell that sources it (write_layout, dataplane_up, kubelet_up). None is an
 # input of lab.sh up: a lab starts from what it creates itself, so a shell that sourced another lab's env (its admin
 # token, kubeconfig, datastore) cannot leak into the new one.
-LAB_ENV_OUTPUTS=(LAB_PROFILE LAB_NODES LAB_CALICO_DATASTORE LAB_APISERVER_URL LAB_BIN_DIR LAB_CALICOCTL_SH
+# (LAB_APISERVER_URL and LAB_ETCD_URL are not among them: lab.sh computes both from its ports as it starts.)
+LAB_ENV_OUTPUTS=(LAB_PROFILE LAB_NODES LAB_CALICO_DATASTORE LAB_BIN_DIR LAB_CALICOCTL_SH
 	LAB_ADMIN_TOKEN KUBECONFIG DATASTORE_TYPE ETCD_ENDPOINTS LAB_INVENTORY LAB_SSH_KEY LAB_NODE1_BIN_DIR
 	LAB_NODE1_KUBECONFIG LAB_CALICO_MODULE_DIR LAB_CALICO_NODE_RUNS)
 forget_sourced_env() {

@@ -12,16 +12,20 @@ describe("lab.sh and a shell that sourced another lab's env", () => {
   it("forgets every variable a lab's env file exports, naming them, and keeps the slot's inputs", async () => {
     const script = `source ${LAB_SH}
 forget_sourced_env
-echo "token=\${LAB_ADMIN_TOKEN-unset} kubeconfig=\${KUBECONFIG-unset} datastore=\${DATASTORE_TYPE-unset} prefix=\${LAB_NETNS_PREFIX-unset}"`;
+echo "token=\${LAB_ADMIN_TOKEN-unset} kubeconfig=\${KUBECONFIG-unset} datastore=\${DATASTORE_TYPE-unset} prefix=\${LAB_NETNS_PREFIX-unset} url=\${LAB_APISERVER_URL-unset}"`;
     const r = await execa("bash", ["-c", script], {
       env: {
         LAB_ADMIN_TOKEN: "0123",
         KUBECONFIG: "/elsewhere/admin.conf",
         DATASTORE_TYPE: "etcdv3",
         LAB_NETNS_PREFIX: "calabb-",
+        LAB_APISERVER_PORT: "28443",
+        LAB_APISERVER_URL: "https://127.0.0.1:1",
       },
     });
-    expect(r.stdout).to.equal("token=unset kubeconfig=unset datastore=unset prefix=calabb-");
+    expect(r.stdout).to.equal(
+      "token=unset kubeconfig=unset datastore=unset prefix=calabb- url=https://127.0.0.1:28443",
+    );
     expect(r.stderr).to.match(
       /ignoring what a sourced lab env set: .*KUBECONFIG.*LAB_ADMIN_TOKEN|ignoring what a sourced lab env set: .*LAB_ADMIN_TOKEN.*KUBECONFIG/,
     );
@@ -33,7 +37,9 @@ echo "token=\${LAB_ADMIN_TOKEN-unset} kubeconfig=\${KUBECONFIG-unset} datastore=
     const exported = new Set(
       [...text.matchAll(/^export ([A-Z0-9_]+)=/gm)].map((m) => m[1]!).filter((n) => n !== "PATH"),
     );
+    // The slot's own settings, and the URLs lab.sh computes from its ports as it starts.
     const slotInputs = new Set([
+      "LAB_APISERVER_URL",
       "LAB_STATE",
       "LAB_ETCD_URL",
       "LAB_BIN",
