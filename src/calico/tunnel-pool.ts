@@ -131,13 +131,33 @@ export function vtepsMovedAtSwitch(
     : null;
 }
 
-/** The warning of a migration that moves a pool into VXLAN in place (without tunnel_pool_cidr), or null. */
-export function inPlaceWindowWarning(pools: readonly Pool[], target: Target): string | null {
+/**
+ * The warning of a migration that moves a pool into VXLAN in place (without tunnel_pool_cidr), or null. No warning
+ * when the pool's tunnel pool is there already (an earlier run's, enabled, Tunnel only, VXLAN) and every node's VXLAN
+ * tunnel address lies in it: the VTEPs do not move at the switch, with or without the option.
+ */
+export function inPlaceWindowWarning(
+  pools: readonly Pool[],
+  target: Target,
+  nodes: readonly Pick<NodeObservation, "tunnel">[] = [],
+): string | null {
   if (target.tunnelPoolCidr) return null;
   const entering = poolEnteringVxlan(pools, target.pools);
-  return entering
-    ? `IPPool ${entering.pool.name} moves into VXLAN without tunnel_pool_cidr, and ${IN_PLACE_WINDOW}.`
-    : null;
+  if (!entering) return null;
+  const tunnel = pools.find(
+    (p) =>
+      p.name === tunnelPoolName(entering.pool.name) &&
+      isTunnelOnly(p) &&
+      !p.disabled &&
+      isOn(p.vxlanMode),
+  );
+  const vtepsInIt =
+    tunnel !== undefined &&
+    nodes.length > 0 &&
+    nodes.every((n) => n.tunnel.vxlan && containsAddress(tunnel.cidr, n.tunnel.vxlan));
+  return vtepsInIt
+    ? null
+    : `IPPool ${entering.pool.name} moves into VXLAN without tunnel_pool_cidr, and ${IN_PLACE_WINDOW}.`;
 }
 
 /**

@@ -60,7 +60,7 @@ export async function runMigrate(
   const planOut = planned.steps.map((s) => ({ title: s.title, write: s.write }));
   const diff = ctx.diff && writes.length ? { diff: migrationDiff(start, writes) } : {};
   const mtu = mtuWarning(from, summarizeTarget(target));
-  const inPlace = inPlaceWindowWarning(start.live.pools, target);
+  const inPlace = inPlaceWindowWarning(start.live.pools, target, start.nodes);
   const skipped = skippedNodeWarnings(start);
   const warn = (changed: boolean, more: string[] = []): { warnings?: string[] } => {
     const all = [

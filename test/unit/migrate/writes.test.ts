@@ -36,6 +36,39 @@ describe("migration writes", () => {
     expect(inPlaceWindowWarning(vxlan, toVxlan), "already VXLAN").to.equal(null);
   });
 
+  it("does not warn of the in-place window when an earlier run's tunnel pool holds every node's VTEP", () => {
+    const obs = start("IPIP Always", "bird", "explicit");
+    const tunnel = {
+      ...obs.live.pools[0]!,
+      name: "default-pool-vxlan-tunnel",
+      cidr: "172.30.0.0/24",
+      blockSize: 32,
+      ipipMode: "Never" as const,
+      vxlanMode: "Always" as const,
+      allowedUses: ["Tunnel"],
+    };
+    const pools = [...obs.live.pools, tunnel];
+    const toVxlan = {
+      pools: [{ name: "default-pool", ipipMode: "Never" as const, vxlanMode: "Always" as const }],
+      backend: "vxlan" as const,
+    };
+    const withVteps = obs.nodes.map((n, i) => ({
+      ...n,
+      tunnel: { ...n.tunnel, vxlan: `172.30.0.${i + 1}` },
+    }));
+    expect(inPlaceWindowWarning(pools, toVxlan, withVteps)).to.equal(null);
+    const oneOutside = withVteps.map((n, i) =>
+      i === 0 ? { ...n, tunnel: { ...n.tunnel, vxlan: "10.233.64.1" } } : n,
+    );
+    expect(inPlaceWindowWarning(pools, toVxlan, oneOutside), "a VTEP outside it").to.match(
+      /^IPPool default-pool moves into VXLAN without tunnel_pool_cidr/,
+    );
+    expect(
+      inPlaceWindowWarning([...obs.live.pools, { ...tunnel, disabled: true }], toVxlan, withVteps),
+      "the tunnel pool disabled",
+    ).to.match(/without tunnel_pool_cidr/);
+  });
+
   it("a node's tunnel address outside every pool that gives it is moving, not settled", () => {
     const obs = start("VXLAN Always", "vxlan", "explicit");
     const node = obs.nodes[0];
