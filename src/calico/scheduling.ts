@@ -73,7 +73,11 @@ export function notScheduledBecause(p: PodPlacement, node: KubeNode): string | n
   const wrong = Object.entries(p.nodeSelector).filter(([k, v]) => node.labels[k] !== v);
   if (wrong.length)
     return `its nodeSelector ${wrong.map(([k, v]) => `${k}: ${v}`).join(", ")} does not match the node's labels`;
-  if (p.requiredTerms !== null && !p.requiredTerms.some((t) => t.every((r) => meets(r, node))))
+  // A term with no requirement selects no node (Kubernetes' NodeSelectorTerm: "an empty term matches no objects").
+  if (
+    p.requiredTerms !== null &&
+    !p.requiredTerms.some((t) => t.length > 0 && t.every((r) => meets(r, node)))
+  )
     return `its required node affinity does not select the node (${p.requiredTerms.map((t) => t.map(show).join(" and ")).join(" or ")})`;
   const tolerations = [...p.tolerations, ...daemonTolerations(p.hostNetwork)];
   const untolerated = node.taints.filter(

@@ -162,4 +162,16 @@ describe("where the calico-node DaemonSet runs", () => {
       /^its required node affinity does not select the node \(calico In \(yes\) or metadata.name In \(special\)\)$/,
     );
   });
+
+  it("an empty nodeSelectorTerm selects no node, as in Kubernetes; the other terms still can", () => {
+    const placement: PodPlacement = { ...KUBESPRAY, requiredTerms: [[]] };
+    expect(notScheduledBecause(placement, kubeNode("n"))).to.match(
+      /^its required node affinity does not select the node/,
+    );
+    const withAnother: PodPlacement = {
+      ...KUBESPRAY,
+      requiredTerms: [[], [{ field: true, key: "metadata.name", operator: "In", values: ["n"] }]],
+    };
+    expect(notScheduledBecause(withAnother, kubeNode("n"))).to.equal(null);
+  });
 });
