@@ -199,6 +199,34 @@ describe("calico_encap_migrate executor", () => {
     expect(io.held).to.equal(null);
   });
 
+  it("rolls back a migration towards bird that never converges: maxUnavailable goes back to 20% and the hold is gone", async () => {
+    const io = new SimIo(start("VXLAN Always", "vxlan", "explicit"), 2);
+    // node-2 never gets its IPIP tunnel address.
+    io.twist = (obs) => ({
+      ...obs,
+      nodes: obs.nodes.map((n) =>
+        n.name === "node-2" ? { ...n, tunnel: { ...n.tunnel, ipip: null } } : n,
+      ),
+    });
+    const err = await failure(migrate(io, target("IPIP Always", "bird"), WAIT));
+    expect(err).to.be.instanceOf(MigrationFailed);
+    expect((err as MigrationFailed).rolledBack, err.message).to.equal(true);
+    const rollouts = io.writes.filter((w) => w.kind === "rollout");
+    expect(io.writes[0], "the forward run held maxUnavailable first").to.deep.include({
+      kind: "rollout",
+      maxUnavailable: "100%",
+      hold: true,
+    });
+    expect(rollouts.at(-1), "and the rollback put it back").to.deep.include({
+      kind: "rollout",
+      maxUnavailable: "20%",
+    });
+    expect(io.state.rollout.maxUnavailable).to.equal("20%");
+    expect(io.state.rollout.heldMaxUnavailable).to.equal(undefined);
+    expect(io.state.live.configMapBackend).to.equal("vxlan");
+    expect(io.state.live.pools[0]).to.deep.include({ ipipMode: "Never", vxlanMode: "Always" });
+  });
+
   it("refuses while another run holds the lock, writing nothing", async () => {
     const io = new SimIo(start("IPIP Always", "bird", "explicit"));
     io.held = "other-run";
