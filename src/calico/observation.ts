@@ -17,6 +17,11 @@ export interface NodeObservation {
   kubeNodeName?: string;
   /** The node's own addresses (Calico Node spec.bgp / spec.addresses, Kubernetes Node status.addresses), no prefix. */
   addresses?: string[];
+  /**
+   * The subnets the node's addresses sit in, as written with their prefix length ("10.0.5.1/16"): a Calico Node's
+   * spec.bgp.ipv4Address / ipv6Address, or calico-node's projectcalico.org/IPv4Address / IPv6Address annotation.
+   */
+  subnets?: string[];
 }
 
 /** A Kubernetes Node as the DaemonSet controller schedules onto it. */

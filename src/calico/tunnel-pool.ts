@@ -162,7 +162,8 @@ export function inPlaceWindowWarning(
 
 /**
  * Why tunnel_pool_cidr cannot serve this migration, or null. Checked before any write: the CIDR must be IPv4,
- * overlap no other pool, neither kube_pods_subnet nor kube_service_addresses, contain no node's own address, and
+ * overlap no other pool, neither kube_pods_subnet nor kube_service_addresses, contain no node's own address nor
+ * overlap any node's subnet, and
  * hold one address per node plus headroom; a pool already named like the tunnel pool must be one (Tunnel only,
  * VXLAN Always, the same CIDR).
  */
@@ -170,7 +171,7 @@ export function tunnelPoolRefusal(
   cidr: string,
   pools: readonly Pool[],
   target: Target,
-  nodeList: readonly Pick<NodeObservation, "name" | "addresses">[],
+  nodeList: readonly Pick<NodeObservation, "name" | "addresses" | "subnets">[],
 ): string | null {
   const nodes = nodeList.length;
   const parsed = parseCidr(cidr);
@@ -208,6 +209,13 @@ export function tunnelPoolRefusal(
   );
   if (hosts.length)
     return `tunnel_pool_cidr ${cidr} contains the address of node ${hosts.join(", ")}: give a network no node uses.`;
+  // A VTEP inside a node's subnet could take an address on it (its gateway's, say): the node would then deliver
+  // its traffic to that address locally and fall off the network.
+  const subnets = nodeList.flatMap((n) =>
+    (n.subnets ?? []).filter((s) => cidrsOverlap(s, cidr)).map((s) => `${n.name} (${s})`),
+  );
+  if (subnets.length)
+    return `tunnel_pool_cidr ${cidr} overlaps the subnet of node ${subnets.join(", ")}: a VTEP from it could take an address of that subnet, such as its gateway's, and cut the node off; give a network no node's subnet uses.`;
   const size = 2 ** (32 - parsed.prefix);
   const needed = nodes + tunnelPoolHeadroom(nodes);
   if (size < needed)

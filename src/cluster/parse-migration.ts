@@ -1,6 +1,6 @@
 // Nodes, calico-node pods and the calico-node DaemonSet into what the migration waits on. Pure.
 
-import { isAddress } from "../calico/cidr.js";
+import { isAddress, parseCidr } from "../calico/cidr.js";
 import type { Backend } from "../calico/model.js";
 import type {
   KubeNode,
@@ -63,7 +63,31 @@ export function parseNode(obj: Json): Omit<NodeObservation, "calicoNodeReady"> {
     tunnel,
     ...(kubeNodeName ? { kubeNodeName } : {}),
     addresses: nodeAddresses(obj, calico),
+    subnets: nodeSubnets(obj, calico),
   };
+}
+
+/**
+ * The subnets of a node's own addresses, with their prefix length as calico-node wrote them: a Calico Node's
+ * spec.bgp.ipv4Address / ipv6Address, or its projectcalico.org/IPv4Address / IPv6Address annotation on the Kubernetes
+ * Node. A host prefix (/32, /128) says nothing of the subnet and is left out.
+ */
+function nodeSubnets(obj: Json, calico: boolean): string[] {
+  const found = calico
+    ? [field(obj, "spec", "bgp", "ipv4Address"), field(obj, "spec", "bgp", "ipv6Address")]
+    : [
+        field(obj, "metadata", "annotations", "projectcalico.org/IPv4Address"),
+        field(obj, "metadata", "annotations", "projectcalico.org/IPv6Address"),
+      ];
+  return found.flatMap((a) => {
+    const text = str(a)?.trim() ?? "";
+    const cidr = parseCidr(text);
+    return cidr &&
+      isAddress(text.split("/")[0] ?? "") &&
+      cidr.prefix < (cidr.version === 4 ? 32 : 128)
+      ? [text]
+      : [];
+  });
 }
 
 /**

@@ -201,6 +201,19 @@ describe("calico_encap_migrate planner", () => {
         /contains the address of node node-1 \(172\.30\.0\.11\), node-2 \(172\.30\.0\.12\), node-3/,
       );
       expect(refusedBy("172.31.0.0/24", withAddresses)).to.equal("planned");
+      // Nodes on 10.0.0.0/16 (spec.bgp.ipv4Address 10.0.5.x/16): a /28 at the subnet's start holds its gateway.
+      const onSubnet = {
+        ...from,
+        nodes: from.nodes.map((n, i) => ({
+          ...n,
+          addresses: [`10.0.5.${i + 1}`],
+          subnets: [`10.0.5.${i + 1}/16`],
+        })),
+      };
+      expect(refusedBy("10.0.0.0/28", onSubnet)).to.equal(
+        "tunnel_pool_cidr 10.0.0.0/28 overlaps the subnet of node node-1 (10.0.5.1/16), node-2 (10.0.5.2/16), node-3 (10.0.5.3/16): a VTEP from it could take an address of that subnet, such as its gateway's, and cut the node off; give a network no node's subnet uses.",
+      );
+      expect(refusedBy("10.1.0.0/28", onSubnet)).to.equal("planned");
       const squatter = {
         ...from,
         live: {

@@ -42,6 +42,24 @@ describe("parsing what the migration waits on (recorded lab output)", () => {
     expect(vxlan[0]?.tunnel.ipip).to.equal(null);
   });
 
+  it("keeps each node's subnet as calico-node wrote it (spec.bgp.ipv4Address, the IPv4Address annotation)", () => {
+    const calico = (fixture("kubespray-2.18", "calicoctl-get-nodes.json").items as Json[]).map(
+      parseNode,
+    );
+    expect(calico[0]?.subnets).to.deep.equal(["172.31.250.11/24"]);
+    const kube = parseNode({
+      metadata: {
+        name: "n",
+        annotations: {
+          "projectcalico.org/IPv4Address": "10.0.5.1/16",
+          "projectcalico.org/IPv6Address": "fd00::5/128",
+        },
+      },
+    });
+    expect(kube.subnets, "a host prefix says nothing of the subnet").to.deep.equal(["10.0.5.1/16"]);
+    expect(kube.addresses).to.deep.equal(["10.0.5.1", "fd00::5"]);
+  });
+
   it("takes only addresses from a Node's address list: a hostname of hex digits and dots is none", () => {
     const node = parseNode({
       metadata: { name: "ab.cd" },
