@@ -12,7 +12,8 @@ function parseV4(addr: string): bigint | null {
   if (parts.length !== 4) return null;
   let n = 0n;
   for (const p of parts) {
-    if (!/^\d{1,3}$/.test(p) || Number(p) > 255) return null;
+    // No leading zero: Go's net.ParseCIDR (calicoctl, Calico's validator) refuses "172.030.0.0" since Go 1.17.
+    if (!/^(0|[1-9]\d{0,2})$/.test(p) || Number(p) > 255) return null;
     n = (n << 8n) | BigInt(p);
   }
   return n;
@@ -88,6 +89,39 @@ export function containsAddress(cidr: string, address: string): boolean {
     net.first <= host.first &&
     host.first <= net.last
   );
+}
+
+/** The network of a parsed CIDR in canonical text: host bits zeroed, IPv4 dotted, IPv6 compressed (RFC 5952). */
+export function formatCidr(c: Cidr): string {
+  if (c.version === 4)
+    return `${[24n, 16n, 8n, 0n].map((sh) => String((c.first >> sh) & 255n)).join(".")}/${c.prefix}`;
+  const groups = Array.from({ length: 8 }, (_, i) =>
+    Number((c.first >> BigInt(112 - 16 * i)) & 0xffffn),
+  );
+  // The longest run of two or more zero groups, the first of equal ones, becomes "::".
+  let best = { at: -1, len: 0 };
+  for (let i = 0; i < 8;) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > best.len && j - i >= 2) best = { at: i, len: j - i };
+    i = j;
+  }
+  const hex = (g: number[]): string => g.map((x) => x.toString(16)).join(":");
+  const text =
+    best.at < 0
+      ? hex(groups)
+      : `${hex(groups.slice(0, best.at))}::${hex(groups.slice(best.at + best.len))}`;
+  return `${text}/${c.prefix}`;
+}
+
+/** A CIDR as Calico would store it ("172.30.0.7/24" -> "172.30.0.0/24"); null when it is none. */
+export function canonicalCidr(text: string): string | null {
+  const c = parseCidr(text);
+  return c ? formatCidr(c) : null;
 }
 
 export function ipVersionOf(cidr: string): 4 | 6 {

@@ -4,6 +4,8 @@
 import optionsSchema from "../../schemas/calico_pool_check.options.json" with { type: "json" };
 import type { Backend, Desired, DesiredPool, EncapMode } from "./model.js";
 import type { Target } from "./observation.js";
+import { canonicalCidr } from "./cidr.js";
+import { tunnelPoolCidrProblem } from "./tunnel-pool.js";
 
 /** The inventory as the modules take it: option names are Kubespray's variables without calico_. */
 export interface InventoryOptions {
@@ -128,8 +130,15 @@ export function targetFromOptions(o: TargetOptions): Target {
   ].filter(
     (c): c is { variable: string; cidr: string } => typeof c.cidr === "string" && c.cidr !== "",
   );
+  // The tunnel pool's CIDR as Calico stores it (host bits zeroed): what is created is what is compared and shown. A
+  // malformed one stays as given, for tunnelPoolCidrProblem to name.
   const tunnel = o.tunnel_pool_cidr
-    ? { tunnelPoolCidr: o.tunnel_pool_cidr, clusterCidrs: cluster }
+    ? {
+        tunnelPoolCidr: tunnelPoolCidrProblem(o.tunnel_pool_cidr)
+          ? o.tunnel_pool_cidr
+          : (canonicalCidr(o.tunnel_pool_cidr) ?? o.tunnel_pool_cidr),
+        clusterCidrs: cluster,
+      }
     : {};
   return { pools: [...v4, ...v6], backend: o.network_backend, ...tunnel };
 }

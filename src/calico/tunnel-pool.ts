@@ -161,6 +161,19 @@ export function inPlaceWindowWarning(
 }
 
 /**
+ * What is wrong with the value of tunnel_pool_cidr itself, whatever the cluster, or null: checked before the cluster
+ * is read. It must be an IPv4 network as Go's net.ParseCIDR reads it (no leading zero, no blank).
+ */
+export function tunnelPoolCidrProblem(cidr: string): string | null {
+  const parsed = cidr === cidr.trim() ? parseCidr(cidr) : null;
+  if (!parsed)
+    return `tunnel_pool_cidr '${cidr}' is not a CIDR: give an IPv4 network such as 172.30.0.0/24.`;
+  if (parsed.version !== 4)
+    return `tunnel_pool_cidr ${cidr} is IPv6: Calico's pre-allocated VTEPs serve IPv4 pools (allocate-tunnel-addrs takes an IPv4 node's VXLAN address from an IPv4 pool); give an IPv4 network.`;
+  return null;
+}
+
+/**
  * Why tunnel_pool_cidr cannot serve this migration, or null. Checked before any write: the CIDR must be IPv4,
  * overlap no other pool, neither kube_pods_subnet nor kube_service_addresses, contain no node's own address nor
  * overlap any node's subnet, and
@@ -174,11 +187,10 @@ export function tunnelPoolRefusal(
   nodeList: readonly Pick<NodeObservation, "name" | "addresses" | "subnets">[],
 ): string | null {
   const nodes = nodeList.length;
+  const malformed = tunnelPoolCidrProblem(cidr);
+  if (malformed) return malformed;
   const parsed = parseCidr(cidr);
-  if (!parsed)
-    return `tunnel_pool_cidr ${cidr} is not a CIDR: give an IPv4 network such as 172.30.0.0/24.`;
-  if (parsed.version !== 4)
-    return `tunnel_pool_cidr ${cidr} is IPv6: Calico's pre-allocated VTEPs serve IPv4 pools (allocate-tunnel-addrs takes an IPv4 node's VXLAN address from an IPv4 pool); give an IPv4 network.`;
+  if (!parsed) return null;
   const entering = poolEnteringVxlan(pools, target.pools);
   if (!entering) return null;
   if (entering.count > 1)

@@ -12,7 +12,7 @@ import { migrationDiff } from "../migrate/diff.js";
 import { MigrationFailed, brief, migrate } from "../migrate/executor.js";
 import { realIo } from "../migrate/io.js";
 import { targetFromOptions } from "../calico/kubespray.js";
-import { inPlaceWindowWarning } from "../calico/tunnel-pool.js";
+import { inPlaceWindowWarning, tunnelPoolCidrProblem } from "../calico/tunnel-pool.js";
 import { mtuWarning, summarize, summarizeTarget } from "../migrate/target.js";
 import type { ModuleContext, ModuleDefinition, ModuleResult } from "../protocol/module.js";
 
@@ -37,6 +37,15 @@ export async function runMigrate(
   );
   const target = targetFromOptions(p);
   const names = target.pools.map((x) => x.name);
+  // A value wrong whatever the cluster holds is refused before the first read.
+  const malformed =
+    target.tunnelPoolCidr === undefined ? null : tunnelPoolCidrProblem(target.tunnelPoolCidr);
+  if (malformed)
+    return {
+      failed: true,
+      changed: false,
+      msg: `Refused before reading the cluster: ${malformed}`,
+    };
   const start = await io.observe();
   if (!start.live.calicoInstalled)
     return {
