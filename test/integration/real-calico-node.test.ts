@@ -105,8 +105,10 @@ describe("the real calico-node in the lab", function () {
   it("BIRD runs the config the real confd rendered, krt_tunnel removed, and is meshed with both peers", async () => {
     const cfgDir = join(lab.state, "nodes", "node-1", "etc", "calico", "confd", "config");
     const bird = readFileSync(join(cfgDir, "bird.cfg"), "utf8");
-    expect(bird).to.include("protocol bgp Mesh_172_31_250_12");
-    expect(bird).to.include("protocol bgp Mesh_172_31_250_13");
+    // The peers' underlay addresses, in whichever lab slot this runs (LAB_UNDERLAY, default 172.31.250).
+    const underlay = (lab.env.LAB_UNDERLAY ?? "172.31.250").replaceAll(".", "_");
+    expect(bird).to.include(`protocol bgp Mesh_${underlay}_12`);
+    expect(bird).to.include(`protocol bgp Mesh_${underlay}_13`);
     const ipam = readFileSync(join(cfgDir, "bird_ipam.cfg"), "utf8");
     expect(ipam).to.include("10.233.64.0/18");
     expect(ipam).not.to.include("krt_tunnel");
