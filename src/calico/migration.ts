@@ -69,12 +69,19 @@ export function migrationHint(
       possible: false,
       reason: `Fix these first, a migration cannot change them: ${blockers.map((f) => `${f.object} ${f.field}`).join("; ")}.`,
     };
+  if (!v4)
+    return {
+      ...base,
+      needed,
+      possible: false,
+      reason: `${base.module} cannot move an IPv6-only cluster (ipv4_stack: false): it moves an IPv4 pool, and the IPv6 pool only beside one (ipv6_stack). Keep today's behaviour with the inventory lines above, or change the IPv6 pool's vxlanMode and calico-config's calico_backend by hand.`,
+    };
   // The planner's own answer, so the hint never calls possible what calico_encap_migrate refuses.
   const target = targetFromOptions({
-    ipip_mode: v4?.ipipMode ?? "Never",
-    vxlan_mode: v4?.vxlanMode ?? "Never",
+    ipip_mode: v4.ipipMode,
+    vxlan_mode: v4.vxlanMode,
     network_backend: desired.backend,
-    pool_name: v4?.name ?? "",
+    pool_name: v4.name,
     extra_pools: [],
     ipv6_stack: v6 !== undefined,
     vxlan_mode_ipv6: v6?.vxlanMode ?? "Never",

@@ -91,7 +91,9 @@ export function refusal(live: Live, target: Target): string | null {
   for (const t of target.pools) {
     const pool = live.pools.find((p) => p.name === t.name);
     if (!pool)
-      return `IPPool ${t.name} does not exist; calico_encap_migrate changes pools, it never creates them.`;
+      return live.pools.length > 0 && live.pools.every((p) => p.ipVersion === 6)
+        ? `IPPool ${t.name} does not exist: the cluster has IPv6 pools only (${live.pools.map((p) => p.name).join(", ")}), and calico_encap_migrate cannot move an IPv6-only cluster (ipv4_stack: false): it moves an IPv4 pool, and the IPv6 pool only beside one.`
+        : `IPPool ${t.name} does not exist; calico_encap_migrate changes pools, it never creates them.`;
     const violations = poolModeViolations({ ...t, ipVersion: pool.ipVersion });
     if (violations.length)
       return `IPPool ${t.name} ipipMode ${t.ipipMode}, vxlanMode ${t.vxlanMode}: Calico rejects it (${violations.join("; ")}).`;

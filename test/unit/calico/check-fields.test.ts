@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { checkPools } from "../../../src/calico/check.js";
+import { refusal } from "../../../src/calico/plan.js";
 import { finding } from "../../../src/calico/findings.js";
 import { inventory, live218, PINNED_218, pool } from "../../support/builders.js";
 
@@ -89,6 +90,42 @@ describe("calico_pool_check fields beyond the modes", () => {
     });
     const off = checkPools(inventory({ ...PINNED_218, ipv6_stack: false }), live);
     expect(off.findings.map((f) => f.id)).to.deep.equal(["stack.ipv6"]);
+  });
+
+  it("on an IPv6-only cluster (ipv4_stack: false) the migration hint says why calico_encap_migrate cannot move it", () => {
+    const live = live218({
+      pools: [
+        pool({
+          name: "default-pool-ipv6",
+          cidr: "fd85:ee78:d8a6:8607::1:0/112",
+          ipVersion: 6,
+          blockSize: 122,
+          ipipMode: "Never",
+          vxlanMode: "Never",
+          natOutgoing: false,
+        }),
+      ],
+    });
+    const r = checkPools(
+      inventory({ ...PINNED_218, ipv4_stack: false, ipv6_stack: true, vxlan_mode_ipv6: "Always" }),
+      live,
+    );
+    expect(find(r, "pool.vxlanMode")).to.deep.include({ object: "IPPool/default-pool-ipv6" });
+    expect(r.migration.possible).to.equal(false);
+    expect(r.migration.reason).to.not.match(/IPPool\s+does not exist/);
+    expect(r.migration.reason).to.match(
+      /^calico_encap_migrate cannot move an IPv6-only cluster \(ipv4_stack: false\)/,
+    );
+    expect(r.migration.args).to.not.have.property("pool_name");
+    // calico_encap_migrate itself, aimed at such a cluster, refuses with the same reason.
+    expect(
+      refusal(live, {
+        pools: [{ name: "default-pool", ipipMode: "Never", vxlanMode: "Always" }],
+        backend: "vxlan",
+      }),
+    ).to.match(
+      /^IPPool default-pool does not exist: the cluster has IPv6 pools only \(default-pool-ipv6\), and calico_encap_migrate cannot move an IPv6-only cluster/,
+    );
   });
 
   it("rejects IPIP on the IPv6 pool in Calico's words", () => {
