@@ -139,12 +139,11 @@ export class Lock {
       }
       if (seen.holder === "" || seen.holder === this.o.holder)
         return this.takeOver(seen, "it was released");
+      // A holder on this host whose process is gone is taken over at once. One whose PID is alive is watched like
+      // any other: the PID may be another process's now, and only a renewal shows the run is still there.
       const pid = pidHere(seen.holder, this.o.here);
-      if (pid !== null) {
-        if (!(this.o.alive ?? pidAlive)(pid))
-          return this.takeOver(seen, `its process ${pid} is gone on this host`);
-        throw this.refused(seen, `its process ${pid} is running on this host`);
-      }
+      if (pid !== null && !(this.o.alive ?? pidAlive)(pid))
+        return this.takeOver(seen, `its process ${pid} is gone on this host`);
       const durationMs = seen.durationSeconds * 1000;
       if (durationMs > this.o.maxWatchSeconds * 1000)
         throw this.refused(
@@ -174,17 +173,37 @@ export class Lock {
   }
 
   /**
+   * The version of the Lease this run last wrote, for a replace conditional on it: never an unconditional replace,
+   * which could overwrite another run's Lease. When kubectl printed none, the Lease as it is now, if it still names
+   * this run; null when it does not.
+   */
+  private async heldVersion(written: string): Promise<string | null> {
+    if (written !== "") return written;
+    const now = await this.read().catch(() => null);
+    return now !== null && now.holder === this.o.holder && now.resourceVersion !== ""
+      ? now.resourceVersion
+      : null;
+  }
+
+  /**
    * Renews the Lease by replacing the version this run last wrote: if another run took it over
    * meanwhile (this run was too slow), the replace conflicts and the run stops with LockLost.
    */
   async renew(): Promise<void> {
     const held = this.held;
     if (held === null) throw new Error("renew() before acquire()");
+    const version = await this.heldVersion(held.resourceVersion);
+    if (version === null) {
+      this.held = null;
+      throw new LockLost(
+        `Lease ${NAME}: kubectl printed no resourceVersion for this run's last write, and the Lease no longer names this run: another run may be migrating; this run stopped before its next write. Re-run when that run is finished.`,
+      );
+    }
     const lease = leaseObject(
       this.o.holder,
       this.o.clock.now(),
       this.o.durationSeconds,
-      held.resourceVersion || undefined,
+      version,
       held.acquiredMs,
     );
     const r = await this.apply("replace", lease);
@@ -214,9 +233,14 @@ export class Lock {
     const held = this.held;
     if (held === null) return;
     this.held = null;
+    const version = await this.heldVersion(held.resourceVersion);
+    if (version === null) {
+      this.o.log?.(1, `Lease ${NAME} no longer names this run; left as it is`);
+      return;
+    }
     const r = await this.apply(
       "replace",
-      leaseObject(null, this.o.clock.now(), 1, held.resourceVersion || undefined, held.acquiredMs),
+      leaseObject(null, this.o.clock.now(), 1, version, held.acquiredMs),
     );
     if (r.rc === 0) return;
     if (CONFLICT.test(r.stderr)) {

@@ -14,6 +14,8 @@ class LeaseEndpoint implements CommandRunner {
   lease: (Json & { metadata: { resourceVersion: string } }) | null = null;
   private version = 100;
   readonly verbs: string[] = [];
+  /** The next successful write prints this instead of the Lease (kubectl output that cannot be parsed). */
+  garbleNext: string | null = null;
   /** Runs once, right after the next command is answered (another run acting in between two commands). */
   afterNext: (() => Promise<void>) | null = null;
 
@@ -41,7 +43,9 @@ class LeaseEndpoint implements CommandRunner {
         ...obj,
         metadata: { ...(obj.metadata as object), resourceVersion: String(++this.version) },
       };
-      return done(0, JSON.stringify(this.lease));
+      const garbled = this.garbleNext;
+      this.garbleNext = null;
+      return done(0, garbled ?? JSON.stringify(this.lease));
     };
     switch (verb) {
       case "create":
@@ -51,7 +55,11 @@ class LeaseEndpoint implements CommandRunner {
       case "replace": {
         const b = body();
         if (!this.lease) return done(1, "", 'Error from server (NotFound): leases "x" not found');
-        if (b.metadata.resourceVersion !== this.lease.metadata.resourceVersion)
+        // As the apiserver does: without a resourceVersion the replace is unconditional.
+        if (
+          b.metadata.resourceVersion !== undefined &&
+          b.metadata.resourceVersion !== this.lease.metadata.resourceVersion
+        )
           return done(1, "", "Error from server (Conflict): the object has been modified");
         return store(b);
       }
@@ -137,15 +145,81 @@ async function refusal(p: Promise<unknown>): Promise<Error> {
 }
 
 describe("the Lease lock", () => {
-  it("refuses at once a second run while the first's process runs on this host", async () => {
+  it("refuses a second run once it sees the first, running on this host, renew the Lease", async () => {
     const api = new LeaseEndpoint();
     const clock = new FakeClock();
-    await lock(api, clock, HOST, 1).acquire();
+    const first = lock(api, clock, HOST, 1);
+    await first.acquire();
+    clock.at(clock.now() + 2000, () => first.renew());
     const t = clock.now();
     const err = await refusal(lock(api, clock, HOST, 2, (pid) => pid === 1).acquire());
     expect(err).to.be.instanceOf(LockRefused);
-    expect(err.message).to.match(/holder ctl\/1\/n1\/boot-1\/4026531836.*running on this host/);
-    expect(clock.now()).to.equal(t);
+    expect(err.message).to.match(
+      /holder ctl\/1\/n1\/boot-1\/4026531836.*renewed while this run watched it/,
+    );
+    expect(clock.now() - t).to.equal(2000);
+  });
+
+  it("takes over from a holder whose PID another process on this host now has, once unrenewed for its duration", async () => {
+    const api = new LeaseEndpoint();
+    const clock = new FakeClock();
+    await lock(api, clock, HOST, 1).acquire(); // killed; pid 1 now belongs to something else
+    const t = clock.now();
+    await lock(api, clock, HOST, 2, (pid) => pid === 1).acquire();
+    expect(api.holder()).to.equal("ctl/2/n2/boot-1/4026531836");
+    expect(clock.now() - t).to.equal(30_000);
+  });
+
+  it("never renews unconditionally when kubectl printed no resourceVersion: it stops if the Lease is another run's", async () => {
+    const api = new LeaseEndpoint();
+    const clock = new FakeClock();
+    const a = lock(api, clock, CONTAINER, 1);
+    api.garbleNext = "lease.coordination.k8s.io/calico-encap-migrate created";
+    await a.acquire();
+    api.put("other/9/n9/boot-x/4026531836", clock.now(), 30); // another run took it over meanwhile
+    const err = await refusal(a.renew());
+    expect(err).to.be.instanceOf(LockLost);
+    expect(err.message).to.match(/printed no resourceVersion/);
+    expect(api.holder()).to.equal("other/9/n9/boot-x/4026531836");
+    await a.release();
+    expect(api.holder()).to.equal("other/9/n9/boot-x/4026531836");
+  });
+
+  it("renews at the version it reads back when kubectl printed none and the Lease is still its own", async () => {
+    const api = new LeaseEndpoint();
+    const clock = new FakeClock();
+    const a = lock(api, clock, HOST, 1);
+    api.garbleNext = "not json";
+    await a.acquire();
+    await a.renew();
+    expect(api.holder()).to.equal("ctl/1/n1/boot-1/4026531836");
+    expect(api.verbs).to.deep.equal(["create", "get", "replace"]);
+  });
+
+  it("a release that conflicts with a run that took the Lease over leaves that run's Lease, and says so", async () => {
+    const api = new LeaseEndpoint();
+    const clock = new FakeClock();
+    const logs: string[] = [];
+    const a = new Lock({
+      runner: api,
+      kubectl: ["kubectl"],
+      holder: formatHolder(HOST, 1, "n1"),
+      here: HOST,
+      durationSeconds: 30,
+      timeoutSeconds: 5,
+      maxWatchSeconds: 120,
+      pollSeconds: 2,
+      clock,
+      alive: () => true,
+      log: (_v, m) => logs.push(m),
+    });
+    await a.acquire();
+    await lock(api, clock, HOST, 2, () => false).acquire(); // a's pid looks gone to it: taken over at once
+    await a.release();
+    expect(api.holder()).to.equal("ctl/2/n2/boot-1/4026531836");
+    expect(logs).to.include(
+      "Lease kube-system/calico-encap-migrate was taken over by another run; left as that run wrote it",
+    );
   });
 
   it("takes over at once from a run whose process is gone in the same host, boot and PID namespace", async () => {
