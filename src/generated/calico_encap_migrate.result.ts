@@ -63,6 +63,14 @@ export interface Step {
    * Steps done only: when the step's write was made (UTC, ISO 8601, milliseconds); with seconds, the window in which the cluster changed.
    */
   written_at?: string;
+  /**
+   * Steps whose write failed only: each command the write sent, in order, the failed one last (an earlier one may have changed the cluster).
+   */
+  sent?: string[];
+  /**
+   * Steps whose write failed only: what came back from the command that failed (its exit code and stderr, or that it timed out and may have been applied).
+   */
+  error?: string;
 }
 /**
  * The pools' modes and the backend before the run.

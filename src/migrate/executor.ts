@@ -48,6 +48,25 @@ export interface StepDone {
   settled: boolean;
   /** When the write was made (ISO 8601, UTC); absent for a wait-only step. */
   written_at?: string;
+  /** A write that failed: each command it sent, the failed one last. */
+  sent?: string[];
+  /** A write that failed: what came back from the command that failed. */
+  error?: string;
+}
+
+/**
+ * A write that failed once it had begun: some of its commands may have changed the cluster (a timed-out one may have
+ * been applied too). The step is reported with what was sent and what came back, and the run rolls back.
+ */
+export class WriteFailed extends Error {
+  constructor(
+    /** What the write's commands did, in order, the failed one last. */
+    readonly sent: string[],
+    /** What came back from the failed command. */
+    readonly error: string,
+  ) {
+    super(`${error} (sent: ${sent.join("; ")})`);
+  }
 }
 
 export class MigrationFailed extends Error {
@@ -192,7 +211,14 @@ interface Track {
 
 type Driven =
   | { ok: true; obs: ClusterObservation }
-  | { ok: false; pending: string[]; step: string; obs: ClusterObservation | null };
+  | {
+      ok: false;
+      pending: string[];
+      step: string;
+      obs: ClusterObservation | null;
+      /** The step's write failed as it was sent, rather than the cluster not settling after it. */
+      writeFailed?: boolean;
+    };
 
 async function drive(
   io: MigrationIo,
@@ -218,8 +244,8 @@ async function drive(
     let entry: StepDone | null = null;
     if (step.write) {
       io.log(1, `${stepLabel}: writing`);
-      await renewAndWrite(io, o, step.write);
-      // Written: from here on the step is reported, settled or not.
+      await patiently(io, o, "renewing the Lease", () => io.lock.renew());
+      // Sent: from here on the step is reported, settled or not, its write failed or not.
       entry = {
         title: step.title,
         write: step.write,
@@ -228,6 +254,22 @@ async function drive(
         written_at: new Date(t0).toISOString(),
       };
       done.push(entry);
+      try {
+        await io.write(step.write);
+      } catch (e) {
+        if (e instanceof LockLost) throw e;
+        entry.seconds = (io.clock.now() - t0) / 1000;
+        entry.sent = e instanceof WriteFailed ? e.sent : [];
+        entry.error = e instanceof WriteFailed ? e.error : brief(e);
+        io.log(1, `${stepLabel}: the write failed: ${entry.error}`);
+        return {
+          ok: false,
+          pending: [`its write failed (${entry.error})`],
+          step: step.title,
+          obs: null,
+          writeFailed: true,
+        };
+      }
     }
     let settled: Settled;
     try {
@@ -351,7 +393,9 @@ async function run(
   const back: StepDone[] = [];
   const undo = await rollBack(io, initial, target, o, back, track);
   throw new MigrationFailed(
-    `step "${forward.step}" did not converge within wait_timeout: ${forward.pending.join("; ")}. ${undo.verdict}.`,
+    forward.writeFailed
+      ? `step "${forward.step}": ${forward.pending.join("; ")}; what it sent is in its step (sent, error). ${undo.verdict}.`
+      : `step "${forward.step}" did not converge within wait_timeout: ${forward.pending.join("; ")}. ${undo.verdict}.`,
     [...steps, ...back],
     undo.verified,
     null,

@@ -1,18 +1,19 @@
 // The real MigrationIo: the datastore through a CommandRunner, the Lease lock, the wall clock.
 
 import type { Write } from "../calico/plan.js";
-import { DatastoreError } from "../cluster/errors.js";
+import { DatastoreError, commandLine } from "../cluster/errors.js";
 import { localHolder, localPlace } from "../cluster/lease.js";
 import type { Clock } from "../cluster/lock.js";
 import { Lock } from "../cluster/lock.js";
 import type { ObserveOptions } from "../cluster/observe.js";
 import { observeForMigration } from "../cluster/observe-migration.js";
 import { kubectlBase } from "../cluster/read-kubectl.js";
-import type { CommandRunner } from "../cluster/runner.js";
+import type { CommandResult, CommandRunner } from "../cluster/runner.js";
 import { runBatch } from "../cluster/runner.js";
 import type { WriteContext } from "../cluster/write.js";
 import { commandsFor } from "../cluster/write.js";
 import type { MigrationIo } from "./executor.js";
+import { WriteFailed, brief } from "./executor.js";
 
 export interface LockTiming {
   /** leaseDurationSeconds this run writes. */
@@ -50,17 +51,28 @@ export function realIo(
       return obs;
     },
     async write(write: Write) {
+      const sent: string[] = [];
       for (const cmd of commandsFor(write, { ...w, client })) {
         log(2, `writing ${cmd.what}`);
-        const r = await runner.run(cmd.argv, {
-          timeoutSeconds: o.timeoutSeconds,
-          ...(cmd.stdin === undefined ? {} : { stdin: cmd.stdin }),
-        });
+        sent.push(cmd.what);
+        let r: CommandResult;
+        try {
+          r = await runner.run(cmd.argv, {
+            timeoutSeconds: o.timeoutSeconds,
+            ...(cmd.stdin === undefined ? {} : { stdin: cmd.stdin }),
+          });
+        } catch (e) {
+          throw new WriteFailed(sent, `${cmd.argv[0] ?? "the command"} could not run: ${brief(e)}`);
+        }
+        if (r.timedOut)
+          throw new WriteFailed(
+            sent,
+            `${cmd.what}: timed out after ${o.timeoutSeconds} s; it may have been applied`,
+          );
         if (r.rc !== 0)
-          throw DatastoreError.failed(
-            cmd.argv,
-            r,
-            `The write (${cmd.what}) was refused; nothing further was written.`,
+          throw new WriteFailed(
+            sent,
+            `${commandLine(cmd.argv)} ${DatastoreError.failed(cmd.argv, r, "").observed}`,
           );
       }
     },
