@@ -123,7 +123,7 @@ describe("a write that fails once sent", () => {
       { durationSeconds: 30, maxWatchSeconds: 60, pollSeconds: 1 },
       () => undefined,
     );
-    const e = await io.write({ kind: "backend", from: "bird", backend: "vxlan" } as Write).then(
+    const e = await io.write({ kind: "backend", from: "bird", backend: "vxlan" }).then(
       () => null,
       (x: unknown) => x,
     );
@@ -138,7 +138,7 @@ describe("a write that fails once sent", () => {
       { rc: 0, stdout: "", stderr: "", timedOut: false },
       { rc: -1, stdout: "", stderr: "", timedOut: true },
     );
-    const t = await io.write({ kind: "backend", from: "bird", backend: "vxlan" } as Write).then(
+    const t = await io.write({ kind: "backend", from: "bird", backend: "vxlan" }).then(
       () => null,
       (x: unknown) => x as WriteFailed,
     );
