@@ -32,6 +32,12 @@ $(STAMPS)/npm: package-lock.json | $(STAMPS)
 	npm ci --no-audit --no-fund
 	touch $@
 
+# Debian packages the tests without a lab need: dash and busybox, the target shells the bridge's batch program is
+# tested under (the lab's own packages: test/lab/build.sh).
+$(STAMPS)/debian: tools/debian-packages.sh | $(STAMPS)
+	bash tools/debian-packages.sh dash busybox
+	touch $@
+
 $(STAMPS)/venv: requirements.txt requirements-lock.txt | $(STAMPS)
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -c requirements-lock.txt
@@ -41,7 +47,7 @@ build: $(STAMPS)/npm
 	tsc -p tsconfig.json
 	chmod +x dist/src/cli.js
 
-setup: build $(STAMPS)/venv
+setup: build $(STAMPS)/venv $(STAMPS)/debian
 	ln -sf $(CURDIR)/dist/src/cli.js $(VENV)/bin/calico-encap
 
 generate: build
@@ -57,7 +63,7 @@ lint: setup
 	prettier --check .
 	ansible-lint --profile production ansible molecule
 
-test-unit: build
+test-unit: build $(STAMPS)/debian
 	$(MOCHA) 'dist/test/unit/**/*.test.js'
 
 test-ansible: setup

@@ -5,12 +5,17 @@
  *
  * Frame line, one per argv, in order:  calico-encap-batch <index> <rc> <base64 stdout> <base64 stderr>
  * base64 (coreutils) carries any bytes; an empty output is an empty field. Lines that are not frames (a
- * login banner, a shell's noise) are ignored.
+ * login banner, a shell's noise) are ignored. A target without base64, mktemp or timeout gets no frame at all (the
+ * program exits 127 saying which), and the program's own stderr is added to every read that failed.
  */
 import type { BatchCommand, CommandResult } from "../cluster/runner.js";
 
 /** Exit code of coreutils `timeout` when it stopped the command. */
 export const TIMEOUT_RC = 124;
+/** Exit code of a command `timeout -k` had to KILL after its TERM (128 + SIGKILL): timed out too. */
+export const KILLED_RC = 137;
+/** Exit code of the program when the target lacks a tool it needs (base64, mktemp, timeout). */
+export const MISSING_TOOL_RC = 127;
 /** Seconds between timeout's TERM and KILL, as the action plugin uses for a single command. */
 export const KILL_AFTER = 5;
 /** rc given to an argv for which the program printed no frame, when the exec itself reported success. */
@@ -32,8 +37,11 @@ export function batchProgram(commands: readonly BatchCommand[]): string {
   });
   // No single quote of its own (only in quoted argv words), so it reads plainly inside the plugin's quoting.
   return [
+    // Without these the frames would carry empty output with rc 0: say so and stop before running anything.
+    `for t in base64 mktemp timeout; do command -v $t >/dev/null 2>&1 || { echo "calico-encap-batch: $t not found on the target" >&2; exit ${MISSING_TOOL_RC}; }; done;`,
     "d=$(mktemp -d) || exit 125;",
-    'trap "rm -rf \\"$d\\"" EXIT;',
+    // dash and busybox sh run no EXIT trap when a signal ends them: exit from the signal's trap, which runs it.
+    'trap "rm -rf \\"$d\\"" EXIT; trap "exit 129" HUP; trap "exit 130" INT; trap "exit 143" TERM;',
     ...starts,
     "wait;",
     `i=0; while [ "$i" -lt ${commands.length} ]; do`,
@@ -62,15 +70,21 @@ export function parseBatchOutput(
   exec: { rc: number; stdout: string; stderr: string },
 ): CommandResult[] {
   const frames = new Map<number, CommandResult>();
+  // What the program itself said on stderr (a full disk, a failed redirect) belongs to every read that failed.
+  const own = exec.stderr.trim();
   for (const line of exec.stdout.split("\n")) {
     const m = FRAME.exec(line.replace(/\r$/, ""));
     if (m === null) continue;
     const rc = Number(m[2]);
+    const stderr = decode(m[4] ?? "");
     frames.set(Number(m[1]), {
       rc,
       stdout: decode(m[3] ?? ""),
-      stderr: decode(m[4] ?? ""),
-      timedOut: rc === TIMEOUT_RC,
+      stderr:
+        rc !== 0 && own !== ""
+          ? `${stderr}${stderr === "" || stderr.endsWith("\n") ? "" : "\n"}the batch program on the target: ${own}`
+          : stderr,
+      timedOut: rc === TIMEOUT_RC || rc === KILLED_RC,
     });
   }
   return commands.map((c, i) => {

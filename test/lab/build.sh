@@ -13,16 +13,8 @@ log() { printf '[lab-build] %s\n' "$*" >&2; }
 install_debian_packages() {
 	# iptables and ipset for Felix, bird (1.6.8, BIRD 1.x: the language Calico's confd renders) for the
 	# BGP backend, socat for the relays into the nodes' namespaces.
-	local pkgs=(iproute2 iputils-ping openssh-server jq openssl gettext-base procps iptables ipset bird socat) missing=() p
-	for p in "${pkgs[@]}"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	log "installing Debian packages: ${missing[*]}"
-	local sudo=()
-	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
-	"${sudo[@]}" apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+	bash "$LAB_DIR/../../tools/debian-packages.sh" iproute2 iputils-ping openssh-server jq openssl gettext-base procps \
+		iptables ipset bird socat
 }
 
 check_go() {

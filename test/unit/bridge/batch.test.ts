@@ -2,7 +2,10 @@
 // empty output, a failing, a missing and a timed-out argv; the bridge runner sends a batch as one exec.
 
 import { expect } from "chai";
-import { execFile } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import {
   batchProgram,
@@ -24,6 +27,7 @@ async function runBatchLocally(commands: BatchCommand[]) {
 }
 
 const cmd = (argv: string[], timeoutSeconds = 10): BatchCommand => ({ argv, timeoutSeconds });
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe("the batch program", function () {
   this.timeout(20000);
@@ -126,5 +130,94 @@ describe("BridgeRunner.runAll", () => {
     ]);
     runner.deliver({ op: "exec_result", id: 1, rc: 0, stdout: "v", stderr: "" });
     expect(await one).to.deep.equal([{ rc: 0, stdout: "v", stderr: "", timedOut: false }]);
+  });
+});
+
+/** A PATH with every tool the program uses but `without`, for the target's shell. */
+function pathWithout(without: string): string {
+  const bin = mkdtempSync(join(tmpdir(), "calico-encap-bin-"));
+  for (const tool of ["base64", "mktemp", "timeout", "cat", "tr", "rm", "sleep", "true"])
+    if (tool !== without)
+      symlinkSync(
+        execFileSync("sh", ["-c", `command -v ${tool}`])
+          .toString()
+          .trim(),
+        join(bin, tool),
+      );
+  return bin;
+}
+
+const SHELLS = [
+  ["dash", "/usr/bin/dash"],
+  ["busybox sh", "/usr/bin/busybox"],
+] as const;
+
+describe("the batch program's edges under dash and busybox sh", function () {
+  this.timeout(30000);
+  const run = (shell: string, program: string, env: Record<string, string> = {}) =>
+    promisify(execFile)(
+      shell,
+      shell.endsWith("busybox") ? ["sh", "-c", program] : ["-c", program],
+      {
+        encoding: "utf8",
+        env: { ...process.env, ...env },
+      },
+    ).then(
+      (r) => ({ rc: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({
+        rc: e.code,
+        stdout: e.stdout,
+        stderr: e.stderr,
+      }),
+    );
+
+  for (const [name, shell] of SHELLS) {
+    it(`${name}: a target without base64 fails every read with rc 127 and says so, instead of empty output`, async () => {
+      expect(existsSync(shell), `${shell} (make setup installs it)`).to.equal(true);
+      const commands = [cmd(["true"]), cmd(["true"])];
+      const exec = await run(shell, batchProgram(commands), { PATH: pathWithout("base64") });
+      const results = parseBatchOutput(commands, exec);
+      expect(results.map((r) => r.rc)).to.deep.equal([127, 127]);
+      expect(results[0]?.stderr).to.match(/base64 not found on the target/);
+    });
+
+    it(`${name}: a batch ended by TERM or HUP removes its temporary folder`, async () => {
+      for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+        const tmp = mkdtempSync(join(tmpdir(), "calico-encap-batch-tmp-"));
+        const program = batchProgram([cmd(["sleep", "20"], 30)]);
+        const child = spawn(
+          shell,
+          shell.endsWith("busybox") ? ["sh", "-c", program] : ["-c", program],
+          {
+            env: { ...process.env, TMPDIR: tmp },
+            stdio: "ignore",
+          },
+        );
+        for (let i = 0; i < 50 && readdirSync(tmp).length === 0; i++) await sleep(50);
+        expect(readdirSync(tmp), "the batch made its folder").to.have.length(1);
+        child.kill(signal);
+        await new Promise((r) => child.once("exit", r));
+        expect(readdirSync(tmp), `${signal}: the folder is gone`).to.deep.equal([]);
+      }
+    });
+  }
+
+  it("a command timeout -k had to KILL (rc 137) is timed out, not a failure with exit code 137", async () => {
+    const { results } = await runBatchLocally([cmd(["sh", "-c", 'trap "" TERM; sleep 30'], 1)]);
+    expect(results[0]).to.include({ rc: 137, timedOut: true });
+  });
+
+  it("keeps the program's own stderr (a full disk) with every read that failed, when frames exist", () => {
+    const commands = [cmd(["a"]), cmd(["b"])];
+    const out = "calico-encap-batch 0 0 eA== \ncalico-encap-batch 1 255  \n";
+    const r = parseBatchOutput(commands, {
+      rc: 0,
+      stdout: out,
+      stderr: "sh: 1: cannot create /tmp/tmp.x/1o: No space left on device\n",
+    });
+    expect(r[0]).to.deep.equal({ rc: 0, stdout: "x", stderr: "", timedOut: false });
+    expect(r[1]?.stderr).to.equal(
+      "the batch program on the target: sh: 1: cannot create /tmp/tmp.x/1o: No space left on device",
+    );
   });
 });
