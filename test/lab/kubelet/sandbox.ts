@@ -149,6 +149,11 @@ export class Sandbox {
         clearTimeout(t);
         resolve({ code, signal, output, stdout, timedOut });
       });
+      // A command that exits without reading its stdin (a probe, a CNI plugin that failed early) closes the pipe:
+      // the write then fails with EPIPE, which must not end the kubelet (it did, under load, on 2026-12-01).
+      child.stdin.on("error", (e: NodeJS.ErrnoException) => {
+        if (e.code !== "EPIPE") output += String(e);
+      });
       child.stdin.end(stdin ?? "");
     });
   }
