@@ -173,22 +173,26 @@ test:
 test-full:
 	$(MAKE) TEST_TIER=full test-tier
 
+# Once setup and lab-build ran, the stages do not build again: a tsc in one slot would rewrite dist/ under the
+# other slot's running tests.
+BUILT := -o setup -o build -o lab-build -o $(STAMPS)/npm -o $(STAMPS)/venv -o $(STAMPS)/debian
+
 test-tier:
 	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) .cache/slot-b.failed .cache/lab-build.failed
 	failed=""; \
 	$(STAGE) setup $(MAKE) setup || failed="$$failed setup"; \
 	( $(STAGE) lab-build $(MAKE) lab-build || echo " lab-build" >.cache/lab-build.failed ) 2>&1 | sed -u 's/^/[lab-build] /' & build=$$!; \
 	for stage in lint test-unit test-ansible; do \
-	  $(STAGE) $$stage $(MAKE) $$stage || failed="$$failed $$stage"; \
+	  $(STAGE) $$stage $(MAKE) $(BUILT) $$stage || failed="$$failed $$stage"; \
 	done; \
 	wait $$build; \
 	[ ! -f .cache/lab-build.failed ] || failed="$$failed lab-build"; \
-	$(STAGE) test-lab-queue $(MAKE) test-lab-queue || failed="$$failed test-lab-queue"; \
+	$(STAGE) test-lab-queue $(MAKE) $(BUILT) test-lab-queue || failed="$$failed test-lab-queue"; \
 	( export $(LAB_SLOT_B); for stage in test-molecule test-ansible-versions; do \
-	    $(STAGE) "slot b: $$stage" $(MAKE) $$stage || echo " $$stage" >>.cache/slot-b.failed; \
+	    $(STAGE) "slot b: $$stage" $(MAKE) $(BUILT) $$stage || echo " $$stage" >>.cache/slot-b.failed; \
 	  done; \
-	  $(MAKE) test-lab-slot SLOT="slot b" || echo " slot-b-lab-tests" >>.cache/slot-b.failed ) 2>&1 | sed -u 's/^/[slot b] /' & slot_b=$$!; \
-	( $(if $(strip $(LAB_SLOT_A)),export $(LAB_SLOT_A);) $(MAKE) test-lab-slot SLOT="slot a" ) || failed="$$failed slot-a-lab-tests"; \
+	  $(MAKE) $(BUILT) test-lab-slot SLOT="slot b" || echo " slot-b-lab-tests" >>.cache/slot-b.failed ) 2>&1 | sed -u 's/^/[slot b] /' & slot_b=$$!; \
+	( $(if $(strip $(LAB_SLOT_A)),export $(LAB_SLOT_A);) $(MAKE) $(BUILT) test-lab-slot SLOT="slot a" ) || failed="$$failed slot-a-lab-tests"; \
 	wait $$slot_b; \
 	[ ! -f .cache/slot-b.failed ] || failed="$$failed $$(tr -d '\n' <.cache/slot-b.failed)"; \
 	bash test/times.sh; \
