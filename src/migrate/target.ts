@@ -30,3 +30,14 @@ export function mtuWarning(from: StateSummary, to: StateSummary): string | null 
   if (encap(from) === encap(to)) return null;
   return "The encapsulation changed: pods that were running keep the MTU they started with until they are restarted (VXLAN costs 50 bytes on IPv4 and 70 on IPv6, IP-in-IP 20). Restart workloads at a convenient time so they pick up the new MTU.";
 }
+
+/**
+ * What the result's message adds after a move from backend bird to vxlan: `calicoctl node status` then says that no
+ * BGP backend process runs and lists no peers. Expected (Felix routes VXLAN itself, no BIRD runs), but it reads like
+ * the outage users fear.
+ */
+export function bgpGoneNote(from: StateSummary, to: StateSummary): string | null {
+  return from.backend === "bird" && to.backend === "vxlan"
+    ? " With backend vxlan no BIRD runs: `calicoctl node status` now says the BGP backend process is not running and lists no peers; that is expected, Felix routes VXLAN itself."
+    : null;
+}

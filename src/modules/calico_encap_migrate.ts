@@ -13,7 +13,7 @@ import { MigrationFailed, brief, migrate } from "../migrate/executor.js";
 import { realIo } from "../migrate/io.js";
 import { targetFromOptions } from "../calico/kubespray.js";
 import { inPlaceWindowWarning, tunnelPoolCidrProblem } from "../calico/tunnel-pool.js";
-import { mtuWarning, summarize, summarizeTarget } from "../migrate/target.js";
+import { bgpGoneNote, mtuWarning, summarize, summarizeTarget } from "../migrate/target.js";
 import type { ModuleContext, ModuleDefinition, ModuleResult } from "../protocol/module.js";
 
 export type { CalicoEncapMigrateParams };
@@ -109,14 +109,15 @@ export async function runMigrate(
       waitSleepSeconds: p.wait_sleep,
     });
     const to = summarize(run.final, names);
+    const migratedFrom = summarize(run.initial, names);
     return {
       changed: run.changed,
       msg: run.changed
-        ? `Migrated in ${run.steps.length} step(s): ${run.steps.map((s) => `${s.title} (${s.seconds.toFixed(1)} s)`).join("; ")}.`
+        ? `Migrated in ${run.steps.length} step(s): ${run.steps.map((s) => `${s.title} (${s.seconds.toFixed(1)} s)`).join("; ")}.${bgpGoneNote(migratedFrom, to) ?? ""}`
         : "The cluster already matches the target.",
       plan: planOut,
       steps: run.steps,
-      migrated_from: summarize(run.initial, names),
+      migrated_from: migratedFrom,
       migrated_to: to,
       ...(run.changed ? diff : {}),
       ...warn(run.changed, run.warnings),

@@ -5,7 +5,7 @@ import type { WriteContext } from "../../../src/cluster/write.js";
 import { commandsFor, daemonSetPatch } from "../../../src/cluster/write.js";
 import { migrationDiff } from "../../../src/migrate/diff.js";
 import { targetFromOptions } from "../../../src/calico/kubespray.js";
-import { mtuWarning, summarize } from "../../../src/migrate/target.js";
+import { bgpGoneNote, mtuWarning, summarize } from "../../../src/migrate/target.js";
 import { missingTunnels } from "../../../src/calico/tunnels.js";
 import { inPlaceWindowWarning } from "../../../src/calico/tunnel-pool.js";
 import { start } from "../../support/sim-cluster.js";
@@ -67,6 +67,14 @@ describe("migration writes", () => {
       inPlaceWindowWarning([...obs.live.pools, { ...tunnel, disabled: true }], toVxlan, withVteps),
       "the tunnel pool disabled",
     ).to.match(/without tunnel_pool_cidr/);
+  });
+
+  it("says, after a move from bird to vxlan, that calicoctl node status showing no BGP process is expected", () => {
+    const bird = summarize(start("IPIP Always", "bird", "explicit"), ["default-pool"]);
+    const vxlan = summarize(start("VXLAN Always", "vxlan", "explicit"), ["default-pool"]);
+    expect(bgpGoneNote(bird, vxlan)).to.match(/calicoctl node status.*expected/);
+    expect(bgpGoneNote(vxlan, bird)).to.equal(null);
+    expect(bgpGoneNote(vxlan, vxlan)).to.equal(null);
   });
 
   it("a node's tunnel address outside every pool that gives it is moving, not settled", () => {
