@@ -29,7 +29,7 @@ function shWords(line: string): string[] {
  */
 export function batchReads(exec: ExecMessage): ExecMessage[] | undefined {
   const [sh, flag, program] = exec.argv;
-  if (sh !== "sh" || flag !== "-c" || !program?.startsWith("d=$(mktemp -d)")) return undefined;
+  if (sh !== "sh" || flag !== "-c" || !program?.includes("d=$(mktemp -d)")) return undefined;
   const reads: ExecMessage[] = [];
   for (const m of program.matchAll(/\((timeout .*?) >"\$d\/\d+o" 2>/g)) {
     const [, , , seconds, ...argv] = shWords(m[1] ?? "");
