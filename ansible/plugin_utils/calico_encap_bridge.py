@@ -245,7 +245,8 @@ class BridgeAction(ActionBase):
         try:
             result.update(self._bridge(task_vars, idle))
         except BridgeFailure as e:
-            result.update(failed=True, changed=False, msg="%s: %s" % (self.MODULE, e))
+            # It embeds the backend's stderr: untrusted as a template, as the backend's own results are.
+            result.update(failed=True, changed=False, msg=_untrusted("%s: %s" % (self.MODULE, e)))
         return result
 
     def _bridge(self, task_vars, idle):

@@ -268,6 +268,19 @@ describe("the action-plugin bridge with a stand-in backend", function () {
     expect(r.msg).to.include("reinstall it");
   });
 
+  it("marks its own failure message untrusted too: a {{ }} in the backend's stderr reaches the play unevaluated", async () => {
+    const templated = { task_result: { msg: "{{ task_result.msg }}", templated: "{{ task_result.msg }}" } };
+    const { result } = await runTask(
+      { calico_pool_check: PINNED },
+      {
+        env: { CALICO_ENCAP_BACKEND: b.crashTemplate },
+        after: [{ name: "Template the result", "ansible.builtin.set_fact": templated }],
+      },
+    );
+    expect(result.templated).to.include("boom {{ 7 * 6 }} at bridge");
+    expect(result.templated).to.not.include("boom 42");
+  });
+
   it("fails clearly when the backend exits without a result", async () => {
     const r = await broken(b.silentExit);
     expect(r.msg).to.include("exited with code 0 before sending a result; its stderr: (empty)");

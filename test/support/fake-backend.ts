@@ -60,6 +60,8 @@ export interface FakeBackends {
   hang: string;
   /** Prints what a broken install might (not JSON), then waits. */
   garbage: string;
+  /** Crashes like crash, with a Jinja2 expression in its stderr. */
+  crashTemplate: string;
 }
 
 function script(dir: string, name: string, body: string): string {
@@ -82,5 +84,6 @@ export function fakeBackends(): FakeBackends {
     silentExit: script(dir, "silent-exit", "exit 0"),
     hang: script(dir, "hang", "exec sleep 120"),
     garbage: script(dir, "garbage", 'echo "Segmentation fault (core dumped)"\nexec sleep 120'),
+    crashTemplate: script(dir, "crash-template", 'echo "boom {{ 7 * 6 }} at bridge" >&2\nexit 3'),
   };
 }
