@@ -39,9 +39,10 @@ export function batchProgram(commands: readonly BatchCommand[]): string {
   return [
     // Without these the frames would carry empty output with rc 0: say so and stop before running anything.
     `for t in base64 mktemp timeout; do command -v $t >/dev/null 2>&1 || { echo "calico-encap-batch: $t not found on the target" >&2; exit ${MISSING_TOOL_RC}; }; done;`,
+    // The traps first, so no signal finds the folder made and no trap set ($d is read when the trap runs). dash and
+    // busybox sh run no EXIT trap when a signal ends them: each signal's trap exits, which runs it.
+    'd=; trap "[ -z \\"\\$d\\" ] || rm -rf \\"\\$d\\"" EXIT; trap "exit 129" HUP; trap "exit 130" INT; trap "exit 143" TERM;',
     "d=$(mktemp -d) || exit 125;",
-    // dash and busybox sh run no EXIT trap when a signal ends them: exit from the signal's trap, which runs it.
-    'trap "rm -rf \\"$d\\"" EXIT; trap "exit 129" HUP; trap "exit 130" INT; trap "exit 143" TERM;',
     ...starts,
     "wait;",
     `i=0; while [ "$i" -lt ${commands.length} ]; do`,

@@ -99,8 +99,13 @@ export function refusal(live: Live, target: Target): string | null {
       return `IPPool ${t.name} ipipMode ${t.ipipMode}, vxlanMode ${t.vxlanMode}: Calico rejects it (${violations.join("; ")}).`;
   }
   const stranded = poolsStrandedBy(target.backend, finalPools);
-  if (stranded.length)
-    return `backend ${target.backend} runs no BIRD, but pool(s) ${stranded.join(", ")} would use IPIP or no encapsulation, whose routes BIRD distributes. Use backend bird, or VXLAN for those pools.`;
+  if (stranded.length) {
+    const disabled = finalPools.filter((p) => p.disabled && stranded.includes(p.name));
+    const hint = disabled.length
+      ? ` ${disabled.map((p) => p.name).join(", ")} ${disabled.length > 1 ? "are" : "is"} disabled, but its blocks keep their pods and BIRD their routes: delete it once no pod uses it (calicoctl ipam show --show-blocks), then re-run.`
+      : "";
+    return `backend ${target.backend} runs no BIRD, but pool(s) ${stranded.join(", ")} would use IPIP or no encapsulation, whose routes BIRD distributes. Use backend bird, or VXLAN for those pools.${hint}`;
+  }
   const env = live.nodeEnv;
   for (const [encap, value, name] of [
     ["ipip", env?.ipipEnabled, "FELIX_IPINIPENABLED"],

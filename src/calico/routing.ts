@@ -33,9 +33,14 @@ export interface RoutedPool {
   disabled?: boolean;
 }
 
-/** Whether BIRD distributes the pool's routes: IPIP, or no encapsulation at all (either IP family). */
+/**
+ * Whether BIRD distributes the pool's routes: IPIP, or no encapsulation at all (either IP family). A disabled pool
+ * too: `disabled` only stops new allocations, its blocks keep their pods, and confd's BIRD filters export every
+ * pool's routes but those of disableBGPExport pools (Calico v3.31.0, confd bird_ipam.cfg.template,
+ * reject_disabled_pools() tests disableBGPExport only).
+ */
 export function needsBgp(pool: RoutedPool): boolean {
-  return !pool.disabled && (isOn(pool.ipipMode) || !isOn(pool.vxlanMode));
+  return isOn(pool.ipipMode) || !isOn(pool.vxlanMode);
 }
 
 /** Names of the pools whose routes only BIRD distributes. */

@@ -476,3 +476,19 @@ describe("calico_encap_migrate planner", () => {
     expect(p.ok && p.steps.map((s) => s.write?.kind)).to.deep.equal(["pool"]);
   });
 });
+
+describe("a disabled pool still needs BIRD", () => {
+  it("refuses backend vxlan while a disabled IPIP pool remains, saying it is disabled and what to do", () => {
+    const from = start("IPIP Always", "bird", "explicit");
+    const old = pool({ name: "old-ipip", cidr: "10.240.0.0/16", disabled: true });
+    const obs = { ...from, live: { ...from.live, pools: [...from.live.pools, old] } };
+    const p = plan(obs, target("VXLAN Always", "vxlan"));
+    expect(p.ok).to.equal(false);
+    expect(p.ok ? "" : p.reason).to.match(
+      /pool\(s\) old-ipip would use IPIP or no encapsulation.* old-ipip is disabled, but its blocks keep their pods and BIRD their routes: delete it once no pod uses it/,
+    );
+    expect(plan(obs, target("VXLAN Always", "bird")).ok, "backend bird keeps routing it").to.equal(
+      true,
+    );
+  });
+});
