@@ -20,7 +20,7 @@ import type { FelixInputs } from "./felix.js";
 import { poolsUsing } from "./felix.js";
 import type { Backend, EncapMode, FelixFlags, Live, Pool } from "./model.js";
 import type { ClusterObservation, Target } from "./observation.js";
-import { poolsNeedingBgp, runningBackend, poolsStrandedBy } from "./routing.js";
+import { podsBackend, poolsNeedingBgp, runningBackend, poolsStrandedBy } from "./routing.js";
 import { backendRunsBgp, poolModeViolations } from "./rules.js";
 import { nodesToConverge } from "./scheduling.js";
 import { missingTunnels } from "./tunnels.js";
@@ -139,7 +139,7 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
     steps.push({ title: `Wait for the cluster to settle (${pending.join("; ")})`, write: null });
 
   // The projected cluster after each planned write.
-  let backend = runningBackend(obs.live, obs.rollout.templateBackend);
+  let backend = podsBackend(obs);
   let configured = runningBackend(obs.live);
   let felixDefault: FelixFlags = { ...obs.live.felixDefault };
   let pools = obs.live.pools;

@@ -4,7 +4,8 @@
 // encapsulation of either IP family (Kubespray 2.18's calico_vxlan_mode_ipv6: Never is one).
 
 import type { Backend, EncapMode, Live } from "./model.js";
-import { isOn } from "./model.js";
+import { BACKENDS, isOn } from "./model.js";
+import type { ClusterObservation } from "./observation.js";
 import { backendRunsBgp } from "./rules.js";
 
 /**
@@ -24,6 +25,24 @@ export function configuredBackend(live: Live): string | null {
 export function runningBackend(live: Live, templateBackend: Backend | null = null): string {
   const configured = configuredBackend(live) ?? "bird";
   return templateBackend !== null && templateBackend !== configured ? templateBackend : configured;
+}
+
+/**
+ * The backend an observed cluster's calico-node pods run: the one answer the planner, the rollback's target and
+ * the reported states share (an interrupted switch: the template's, whatever calico-config says).
+ */
+export function podsBackend(obs: Pick<ClusterObservation, "live" | "rollout">): string {
+  return runningBackend(obs.live, obs.rollout.templateBackend);
+}
+
+/** A backend name as a Backend; anything else is an error that names it, never a cast. */
+export function asBackend(name: string): Backend {
+  const known = BACKENDS.find((b) => b === name);
+  if (known === undefined)
+    throw new Error(
+      `calico-node's backend '${name}' is none of ${BACKENDS.join(", ")}: set calico_backend in ConfigMap kube-system/calico-config to one of them`,
+    );
+  return known;
 }
 
 export interface RoutedPool {

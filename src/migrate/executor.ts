@@ -7,8 +7,8 @@
 
 import type { ClusterObservation, Target } from "../calico/observation.js";
 import type { Step, Write } from "../calico/plan.js";
-import { plan, runningBackend, unsettled } from "../calico/plan.js";
-import type { Backend } from "../calico/model.js";
+import { plan, unsettled } from "../calico/plan.js";
+import { asBackend, podsBackend } from "../calico/routing.js";
 import { nodesToConverge } from "../calico/scheduling.js";
 import { missingTunnels } from "../calico/tunnels.js";
 import { vtepsMovedAtSwitch } from "../calico/tunnel-pool.js";
@@ -94,7 +94,7 @@ export function targetOf(obs: ClusterObservation, names: readonly string[]): Tar
     pools: obs.live.pools
       .filter((p) => names.includes(p.name))
       .map((p) => ({ name: p.name, ipipMode: p.ipipMode, vxlanMode: p.vxlanMode })),
-    backend: runningBackend(obs.live) as Backend,
+    backend: asBackend(podsBackend(obs)),
   };
 }
 

@@ -1,7 +1,7 @@
 // The states calico_encap_migrate reports (migrated_from, migrated_to) and its MTU note. Pure.
 
 import type { ClusterObservation, Target } from "../calico/observation.js";
-import { runningBackend } from "../calico/routing.js";
+import { podsBackend } from "../calico/routing.js";
 
 export interface StateSummary {
   pools: { name: string; ipip_mode: string; vxlan_mode: string }[];
@@ -13,7 +13,7 @@ export function summarize(obs: ClusterObservation, names: readonly string[]): St
     pools: obs.live.pools
       .filter((p) => names.includes(p.name))
       .map((p) => ({ name: p.name, ipip_mode: p.ipipMode, vxlan_mode: p.vxlanMode })),
-    backend: runningBackend(obs.live),
+    backend: podsBackend(obs),
   };
 }
 

@@ -9,6 +9,8 @@ import { bgpGoneNote, mtuWarning, summarize } from "../../../src/migrate/target.
 import { missingTunnels } from "../../../src/calico/tunnels.js";
 import { inPlaceWindowWarning } from "../../../src/calico/tunnel-pool.js";
 import { start } from "../../support/sim-cluster.js";
+import { asBackend, podsBackend } from "../../../src/calico/routing.js";
+import { targetOf } from "../../../src/migrate/executor.js";
 
 const CTX: WriteContext = {
   client: "calicoctl",
@@ -306,5 +308,27 @@ describe("migration target, diff and MTU note", () => {
       pools: [{ name: "default-pool", ipip_mode: "Never", vxlan_mode: "Always" }],
     };
     expect(mtuWarning(from, to)).to.include("VXLAN costs 50 bytes");
+  });
+});
+
+describe("which backend the pods run: one answer", () => {
+  it("after a switch interrupted between calico-config and the DaemonSet, the planner, the rollback target and the reported state agree", () => {
+    const s = start("VXLAN Always", "bird", "explicit");
+    // calico-config already says vxlan; the DaemonSet's template (the pods) still runs bird.
+    const obs = {
+      ...s,
+      live: { ...s.live, configMapBackend: "vxlan" },
+      rollout: { ...s.rollout, templateBackend: "bird" as const },
+    };
+    expect(podsBackend(obs)).to.equal("bird");
+    expect(summarize(obs, ["default-pool"]).backend).to.equal("bird");
+    expect(targetOf(obs, ["default-pool"]).backend).to.equal("bird");
+  });
+
+  it("a backend name that is none of Calico's is an error naming it, not a cast", () => {
+    expect(() => asBackend("BIRD")).to.throw(
+      /calico-node's backend 'BIRD' is none of bird, vxlan, none/,
+    );
+    expect(asBackend("vxlan")).to.equal("vxlan");
   });
 });
