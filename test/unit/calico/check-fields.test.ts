@@ -4,6 +4,17 @@ import { refusal } from "../../../src/calico/plan.js";
 import { finding } from "../../../src/calico/findings.js";
 import { inventory, live218, PINNED_218, pool } from "../../support/builders.js";
 
+/** Kubespray 2.18's IPv6 pool: no encapsulation (calico_vxlan_mode_ipv6: Never). */
+const V6_POOL_UNENCAPSULATED = pool({
+  name: "default-pool-ipv6",
+  cidr: "fd85:ee78:d8a6:8607::1:0/112",
+  ipVersion: 6,
+  blockSize: 122,
+  ipipMode: "Never",
+  vxlanMode: "Never",
+  natOutgoing: false,
+});
+
 function find(r: ReturnType<typeof checkPools>, id: string) {
   return r.findings.find((f) => f.id === id);
 }
@@ -68,18 +79,7 @@ describe("calico_pool_check fields beyond the modes", () => {
 
   it("compares the IPv6 pool when ipv6_stack is on", () => {
     const live = live218({
-      pools: [
-        pool(),
-        pool({
-          name: "default-pool-ipv6",
-          cidr: "fd85:ee78:d8a6:8607::1:0/112",
-          ipVersion: 6,
-          blockSize: 122,
-          ipipMode: "Never",
-          vxlanMode: "Never",
-          natOutgoing: false,
-        }),
-      ],
+      pools: [pool(), V6_POOL_UNENCAPSULATED],
     });
     const r = checkPools(inventory({ ...PINNED_218, ipv6_stack: true }), live);
     expect(find(r, "pool.vxlanMode")).to.deep.include({
@@ -94,17 +94,7 @@ describe("calico_pool_check fields beyond the modes", () => {
 
   it("on an IPv6-only cluster (ipv4_stack: false) the migration hint says why calico_encap_migrate cannot move it", () => {
     const live = live218({
-      pools: [
-        pool({
-          name: "default-pool-ipv6",
-          cidr: "fd85:ee78:d8a6:8607::1:0/112",
-          ipVersion: 6,
-          blockSize: 122,
-          ipipMode: "Never",
-          vxlanMode: "Never",
-          natOutgoing: false,
-        }),
-      ],
+      pools: [V6_POOL_UNENCAPSULATED],
     });
     const r = checkPools(
       inventory({ ...PINNED_218, ipv4_stack: false, ipv6_stack: true, vxlan_mode_ipv6: "Always" }),

@@ -9,6 +9,7 @@ import { formatHolder, leaseObject, leaseState } from "../../../src/cluster/leas
 import type { Clock } from "../../../src/cluster/lock.js";
 import { Lock, LockLost, LockRefused } from "../../../src/cluster/lock.js";
 import type { CommandResult, CommandRunner, RunOptions } from "../../../src/cluster/runner.js";
+import { rejection } from "../../support/rejection.js";
 
 class LeaseEndpoint implements CommandRunner {
   lease: (Json & { metadata: { resourceVersion: string } }) | null = null;
@@ -120,8 +121,10 @@ function lock(
   place: Place,
   pid: number,
   alive: (pid: number) => boolean = () => true,
+  log?: (verbosity: number, msg: string) => void,
 ): Lock {
   return new Lock({
+    ...(log ? { log } : {}),
     runner: api,
     kubectl: ["kubectl"],
     holder: formatHolder(place, pid, `n${pid}`),
@@ -135,15 +138,6 @@ function lock(
   });
 }
 
-async function refusal(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error("expected a refusal");
-}
-
 describe("the Lease lock", () => {
   it("refuses a second run once it sees the first, running on this host, renew the Lease", async () => {
     const api = new LeaseEndpoint();
@@ -152,7 +146,7 @@ describe("the Lease lock", () => {
     await first.acquire();
     clock.at(clock.now() + 2000, () => first.renew());
     const t = clock.now();
-    const err = await refusal(lock(api, clock, HOST, 2, (pid) => pid === 1).acquire());
+    const err = await rejection(lock(api, clock, HOST, 2, (pid) => pid === 1).acquire());
     expect(err).to.be.instanceOf(LockRefused);
     expect(err.message).to.match(
       /holder ctl\/1\/n1\/boot-1\/4026531836.*renewed while this run watched it/,
@@ -177,7 +171,7 @@ describe("the Lease lock", () => {
     api.garbleNext = "lease.coordination.k8s.io/calico-encap-migrate created";
     await a.acquire();
     api.put("other/9/n9/boot-x/4026531836", clock.now(), 30); // another run took it over meanwhile
-    const err = await refusal(a.renew());
+    const err = await rejection(a.renew());
     expect(err).to.be.instanceOf(LockLost);
     expect(err.message).to.match(/printed no resourceVersion/);
     expect(api.holder()).to.equal("other/9/n9/boot-x/4026531836");
@@ -200,19 +194,14 @@ describe("the Lease lock", () => {
     const api = new LeaseEndpoint();
     const clock = new FakeClock();
     const logs: string[] = [];
-    const a = new Lock({
-      runner: api,
-      kubectl: ["kubectl"],
-      holder: formatHolder(HOST, 1, "n1"),
-      here: HOST,
-      durationSeconds: 30,
-      timeoutSeconds: 5,
-      maxWatchSeconds: 120,
-      pollSeconds: 2,
+    const a = lock(
+      api,
       clock,
-      alive: () => true,
-      log: (_v, m) => logs.push(m),
-    });
+      HOST,
+      1,
+      () => true,
+      (_v, m) => logs.push(m),
+    );
     await a.acquire();
     await lock(api, clock, HOST, 2, () => false).acquire(); // a's pid looks gone to it: taken over at once
     await a.release();
@@ -240,7 +229,7 @@ describe("the Lease lock", () => {
     // The first run keeps renewing, as it does in its waits.
     for (let s = 3; s <= 60; s += 3) clock.at(clock.now() + s * 1000, () => first.renew());
     // pid 7 does not exist in the container's namespace: alive() says no.
-    const err = await refusal(lock(api, clock, CONTAINER, 7, () => false).acquire());
+    const err = await rejection(lock(api, clock, CONTAINER, 7, () => false).acquire());
     expect(err).to.be.instanceOf(LockRefused);
     expect(err.message).to.include("renewed while this run watched it");
     expect(api.holder()).to.equal("ctl/7/n7/boot-1/4026531836");
@@ -263,7 +252,7 @@ describe("the Lease lock", () => {
     const api = new LeaseEndpoint();
     const clock = new FakeClock();
     api.put("other-controller/1/abcd", clock.now(), 600);
-    const err = await refusal(lock(api, clock, HOST, 2).acquire());
+    const err = await rejection(lock(api, clock, HOST, 2).acquire());
     expect(err.message).to.match(
       /^another calico_encap_migrate run holds Lease kube-system\/calico-encap-migrate \(holder other-controller\/1\/abcd, .*longer than wait_timeout \(120 s\)/,
     );
@@ -290,7 +279,7 @@ describe("the Lease lock", () => {
     await slow.acquire();
     const next = lock(api, clock, HOST, 2);
     await next.acquire(); // watched it unrenewed for 30 s
-    const err = await refusal(slow.renew());
+    const err = await rejection(slow.renew());
     expect(err).to.be.instanceOf(LockLost);
     expect(err.message).to.match(/holder now ctl\/2\/n2/);
     await slow.release();

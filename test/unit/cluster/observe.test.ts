@@ -7,6 +7,7 @@ import { calicoctlScript, kubectlScript } from "../../support/calico-json.js";
 import type { Script } from "../../support/fake-commands.js";
 import { fakeTools, KUBECTL_CALICO_CRDS } from "../../support/fake-commands.js";
 import { live218, pool } from "../../support/builders.js";
+import { rejection } from "../../support/rejection.js";
 
 const KUBECONFIG = "/etc/kubernetes/admin.conf";
 
@@ -27,15 +28,6 @@ function options(
 
 function calls(log: string): string[] {
   return readFileSync(log, "utf8").trim().split("\n").filter(Boolean);
-}
-
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error("expected a rejection");
 }
 
 describe("observing the cluster", () => {

@@ -6,6 +6,7 @@ import type { MigrationIo } from "../../../src/migrate/executor.js";
 import { MigrationFailed, migrate } from "../../../src/migrate/executor.js";
 import { applyWrite, converge, start, target } from "../../support/sim-cluster.js";
 import { FELIX_RESTART_SECONDS } from "../../../src/calico/felix-restart.js";
+import { rejection } from "../../support/rejection.js";
 
 /** A cluster that takes `lag` polls to converge after each write; `stuck` never gets its VXLAN address. */
 class SimIo implements MigrationIo {
@@ -96,15 +97,6 @@ class SimIo implements MigrationIo {
 const WAIT = { waitTimeoutSeconds: 60, waitSleepSeconds: 2 };
 const TO_219 = target("VXLAN Always", "vxlan");
 
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error("expected a failure");
-}
-
 describe("calico_encap_migrate executor", () => {
   it("moves a Kubespray 2.18 cluster to the 2.19 defaults, one write at a time, and releases the lock", async () => {
     const io = new SimIo(start("IPIP Always", "bird", "explicit"));
@@ -188,7 +180,7 @@ describe("calico_encap_migrate executor", () => {
 
   it("rolls back when a node never converges, verifies, and names the node", async () => {
     const io = new SimIo(start("IPIP Always", "bird", "explicit"), 2, "node-2");
-    const err = await failure(migrate(io, TO_219, WAIT));
+    const err = await rejection(migrate(io, TO_219, WAIT));
     expect(err).to.be.instanceOf(MigrationFailed);
     expect((err as MigrationFailed).rolledBack).to.equal(true);
     expect(err.message).to.include("node-2 (vxlan)");
@@ -208,7 +200,7 @@ describe("calico_encap_migrate executor", () => {
         n.name === "node-2" ? { ...n, tunnel: { ...n.tunnel, ipip: null } } : n,
       ),
     });
-    const err = await failure(migrate(io, target("IPIP Always", "bird"), WAIT));
+    const err = await rejection(migrate(io, target("IPIP Always", "bird"), WAIT));
     expect(err).to.be.instanceOf(MigrationFailed);
     expect((err as MigrationFailed).rolledBack, err.message).to.equal(true);
     const rollouts = io.writes.filter((w) => w.kind === "rollout");
@@ -230,7 +222,7 @@ describe("calico_encap_migrate executor", () => {
   it("refuses while another run holds the lock, writing nothing", async () => {
     const io = new SimIo(start("IPIP Always", "bird", "explicit"));
     io.held = "other-run";
-    const err = await failure(migrate(io, TO_219, WAIT));
+    const err = await rejection(migrate(io, TO_219, WAIT));
     expect(err).to.be.instanceOf(LockRefused);
     expect(io.writes).to.deep.equal([]);
   });
@@ -245,7 +237,9 @@ describe("calico_encap_migrate executor", () => {
         pools: [{ ...from.live.pools[0]!, ipipMode: "Never", vxlanMode: "Always" }],
       },
     };
-    const err = await failure(migrate(io, TO_219, { waitTimeoutSeconds: 10, waitSleepSeconds: 2 }));
+    const err = await rejection(
+      migrate(io, TO_219, { waitTimeoutSeconds: 10, waitSleepSeconds: 2 }),
+    );
     expect(err.message).to.include("nothing was written");
     expect(io.writes).to.deep.equal([]);
   });
@@ -297,9 +291,9 @@ describe("calico_encap_migrate executor", () => {
       poolWrittenAt !== null && t > poolWrittenAt && t <= poolWrittenAt + 14000
         ? "the connection to the server was refused"
         : null;
-    const err = (await failure(
+    const err = await rejection<MigrationFailed>(
       migrate(io, TO_219, { waitTimeoutSeconds: 10, waitSleepSeconds: 2 }),
-    )) as MigrationFailed;
+    );
     expect(err).to.be.instanceOf(MigrationFailed);
     expect(err.message).to.include(
       "reading the cluster failed: the connection to the server was refused",
@@ -328,9 +322,9 @@ describe("calico_encap_migrate executor", () => {
       if (w.kind === "pool") io.readFault = () => "timed out";
       return write(w);
     })(io.write.bind(io));
-    const err = (await failure(
+    const err = await rejection<MigrationFailed>(
       migrate(io, TO_219, { waitTimeoutSeconds: 10, waitSleepSeconds: 2 }),
-    )) as MigrationFailed;
+    );
     expect(err.rolledBack).to.equal(false);
     expect(err.message).to.match(
       /the rollback stopped: rollback reading the cluster kept failing for wait_timeout/,
@@ -353,7 +347,7 @@ describe("calico_encap_migrate executor", () => {
           new LockLost("Lease kube-system/calico-encap-migrate is no longer held");
       return write(w);
     })(io.write.bind(io));
-    const err = (await failure(migrate(io, TO_219, WAIT))) as MigrationFailed;
+    const err = await rejection<MigrationFailed>(migrate(io, TO_219, WAIT));
     expect(err.message).to.match(/^Lease kube-system\/calico-encap-migrate is no longer held/);
     expect(err.steps.map((s) => [s.write?.kind, s.settled])).to.deep.equal([
       ["felix", true],

@@ -10,6 +10,7 @@ import type { MigrationIo } from "../../../src/migrate/executor.js";
 import { MigrationFailed, WriteFailed, migrate } from "../../../src/migrate/executor.js";
 import { realIo } from "../../../src/migrate/io.js";
 import { applyWrite, converge, start, target } from "../../support/sim-cluster.js";
+import { rejection } from "../../support/rejection.js";
 
 const WAIT = { waitTimeoutSeconds: 30, waitSleepSeconds: 1 };
 
@@ -62,20 +63,13 @@ class HalfBackendIo implements MigrationIo {
   log(): void {}
 }
 
-async function failure(p: Promise<unknown>): Promise<MigrationFailed> {
-  try {
-    await p;
-  } catch (e) {
-    return e as MigrationFailed;
-  }
-  throw new Error("expected a failure");
-}
-
 describe("a write that fails once sent", () => {
   for (const how of ["refused", "timed out after applied"] as const)
     it(`reports the backend step whose DaemonSet patch ${how}, sent and answered, and rolls back to bird`, async () => {
       const io = new HalfBackendIo(start("IPIP Always", "bird", "explicit"), how);
-      const err = await failure(migrate(io, target("VXLAN Always", "vxlan"), WAIT));
+      const err = await rejection<MigrationFailed>(
+        migrate(io, target("VXLAN Always", "vxlan"), WAIT),
+      );
       expect(err).to.be.instanceOf(MigrationFailed);
       const step = err.steps.find((s) => s.write?.kind === "backend" && s.error !== undefined);
       expect(step, JSON.stringify(err.steps)).to.deep.include({
