@@ -9,6 +9,7 @@
 
 import { createSocket } from "node:dgram";
 import { readFileSync, readlinkSync, renameSync, writeFileSync } from "node:fs";
+import { rename, writeFile } from "node:fs/promises";
 import { hex6 } from "./inet6.js";
 import type { AgentConfig, Family, PairSummary, ProberSummary } from "./types.js";
 
@@ -233,8 +234,32 @@ function main(): void {
     };
   };
 
+  // The summary is written without blocking the event loop: a synchronous write held up by a busy disk (the other
+  // lab slot starting, npm or the Go build) stopped the agent's sends and echoes for a second and more, a gap or
+  // probes counted lost that the network had delivered. One write at a time; one asked for meanwhile follows it.
+  let writing = false;
+  let writeAgain = false;
   const write = (): void => {
+    if (writing) {
+      writeAgain = true;
+      return;
+    }
+    writing = true;
     const tmp = `${cfg.out}.tmp`;
+    writeFile(tmp, JSON.stringify(summary()) + "\n")
+      .then(() => rename(tmp, cfg.out))
+      .catch(() => undefined)
+      .finally(() => {
+        writing = false;
+        if (writeAgain) {
+          writeAgain = false;
+          write();
+        }
+      });
+  };
+  /** The last summary, written before the process exits. */
+  const writeNow = (): void => {
+    const tmp = `${cfg.out}.final.tmp`;
     writeFileSync(tmp, JSON.stringify(summary()) + "\n");
     renameSync(tmp, cfg.out);
   };
@@ -253,7 +278,7 @@ function main(): void {
     stopped = true;
     clearInterval(timer);
     clearInterval(writer);
-    write();
+    writeNow();
     sock.close();
     process.exit(0);
   };
