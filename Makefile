@@ -126,7 +126,7 @@ else
 TOUR_ENTRIES := "transitions||$(I)/transitions.test.js"
 endif
 LAB_QUEUE_ENTRIES := $(TOUR_ENTRIES) "tunnel-pool-tour||$(I)/tunnel-pool-tour.test.js" \
-	$(foreach f,interrupt dualstack real-calico-node migrate role human check waits lab-can-fail bridge-ssh ssh \
+	$(foreach f,interrupt dualstack real-calico-node kubespray-role migrate role human check waits lab-can-fail bridge-ssh ssh \
 	  lab-dataplane standin,"$(f)||$(I)/$(f).test.js")
 LAB_QUEUE := $(CURDIR)/.cache/lab-queue
 export MOCHA

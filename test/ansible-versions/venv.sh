@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# venv.sh VERSION: prints the directory of a Python venv with Kubespray's Ansible `ansible==VERSION` installed from
+# venv.sh VERSION: prints the directory of a Python venv with Kubespray's requirements.txt (`ansible==VERSION` and the
+# Python packages its roles need) installed from
 # requirements-VERSION.txt beside this script (pinned, every dependency), the way a Kubespray user installs it.
 # Built once under ${CALICO_ENCAP_VENVS:-~/.cache/calico-encap/venvs}/VERSION and keyed by the sha256 of the
 # requirements file (kept in VERSION/.complete): a changed pin rebuilds it, later runs reuse it.
@@ -14,6 +15,10 @@ if [ ! -f "$req" ]; then
 fi
 key="$(sha256sum "$req" | cut -d' ' -f1)"
 dir="${CALICO_ENCAP_VENVS:-$HOME/.cache/calico-encap/venvs}/$version"
+# Two lab slots may ask for the same venv at once: one builds it, the other waits and reuses it.
+mkdir -p "$(dirname "$dir")"
+exec 9>"$dir.lock"
+flock 9
 if [ "$(cat "$dir/.complete" 2>/dev/null)" != "$key" ]; then
   echo "venv.sh: building $dir from $req (once; later runs reuse it)" >&2
   start=$SECONDS

@@ -21,7 +21,7 @@ LAB_SCHEDULER_PORT=${LAB_SCHEDULER_PORT:-26259}
 LAB_ETCD_URL=http://127.0.0.1:$LAB_ETCD_PORT
 LAB_APISERVER_URL=https://127.0.0.1:$LAB_APISERVER_PORT
 PROCESSES=(etcd kube-apiserver kube-controller-manager kube-scheduler)
-PROFILES="kubespray-2.18 kubespray-2.19 fresh crosssubnet dualstack pre-3.23 etcd"
+PROFILES="kubespray-2.18 kubespray-2.19 fresh uninstalled crosssubnet dualstack pre-3.23 etcd"
 
 # Kubespray-like layout inside the state folder.
 KUBE_DIR=$LAB_STATE/etc/kubernetes
@@ -81,6 +81,9 @@ profile_vars() {
 	pre-3.23) : "${CALICO_SEED_VERSION=v3.22.5}" "${FELIX_VXLAN_ENABLED=false}" ;;
 	etcd) : "${CALICO_DATASTORE=etcd}" ;;
 	fresh) : "${CALICO_WITH_CALICO=no}" ;;
+	# No Calico yet, but the nodes are ready for it: the lab kubelet runs, the prober's pods wait for a network,
+	# and Kubespray's real Calico role installs Calico (test/support/kubespray.ts).
+	uninstalled) : "${CALICO_WITH_CALICO=no}" ;;
 	esac
 	# Kubespray 2.18 defaults (IPIP Always, backend bird, Felix ipipEnabled explicit).
 	: "${CALICO_DATASTORE=kdd}" "${CALICO_WITH_CALICO=yes}" "${CALICO_SEED_VERSION=v3.32.1}"
@@ -468,7 +471,9 @@ dataplane_status() {
 calico_node_mode() {
 	if [ -n "${LAB_CALICO_NODE:-}" ]; then echo "$LAB_CALICO_NODE"; return; fi
 	if [ "${LAB_STANDIN:-1}" = 0 ]; then echo none; return; fi
-	if [ "${LAB_DATAPLANE:-1}" = 0 ] || [ "$LAB_PROFILE" = pre-3.23 ] || [ "$CALICO_WITH_CALICO" != yes ]; then
+	if [ "$LAB_PROFILE" = uninstalled ] && [ "${LAB_DATAPLANE:-1}" != 0 ]; then
+		echo real
+	elif [ "${LAB_DATAPLANE:-1}" = 0 ] || [ "$LAB_PROFILE" = pre-3.23 ] || [ "$CALICO_WITH_CALICO" != yes ]; then
 		echo standin
 	else
 		echo real
@@ -497,6 +502,8 @@ kubelet_up() {
 		setsid node "$main" >"$LOGS/kubelet.log" 2>&1 </dev/null &
 	echo $! >"$RUN/kubelet.pid"
 	wait_for 30 "the lab kubelet's first status" kubelet_reported
+	# Without Calico (the uninstalled profile) there is nothing to wait for until Kubespray's role installs it.
+	[ "$CALICO_WITH_CALICO" = yes ] || return 0
 	wait_for "${LAB_READY_TIMEOUT:-180}" "calico-node ready on every data-plane node and the prober's pods networked" kubelet_ready
 }
 # The kubelet's first status file; a kubelet that exited (the apiserver refused its token, say) ends the wait at

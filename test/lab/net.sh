@@ -152,6 +152,10 @@ X11Forwarding no
 AllowTcpForwarding no
 PrintMotd no
 AcceptEnv LANG LC_*
+# What Kubespray's kubernetes/client role gives root on a control-plane node (~/.kube/config, a copy of admin.conf):
+# kubectl's default kubeconfig, used by Kubespray's kube module. Root's home here is the machine's, so the sessions
+# get it as KUBECONFIG instead of a file there.
+SetEnv KUBECONFIG=/etc/kubernetes/admin.conf
 Subsystem sftp /usr/lib/openssh/sftp-server
 EOF
 	if ! pid_alive "$(cat "$RUN/sshd.pid" 2>/dev/null)"; then
@@ -160,15 +164,24 @@ EOF
 		# ~/.bashrc runs `pyenv init`, which waits forever on a stale lock in ~/.pyenv/shims. sshd runs in a
 		# mount namespace of its own in which an empty file hides each of them that exists (the host's files are
 		# untouched); its sessions inherit that namespace.
+		# The same namespace gives node-1 Kubespray's paths: /etc and /usr/local are overlays whose upper layers are
+		# $NODE1_ROOT/etc and $NODE1_ROOT/usr/local, so /etc/kubernetes/admin.conf, /etc/cni/net.d and
+		# /usr/local/bin (Kubespray's bin_dir) are node-1's own, and whatever Kubespray's roles write there lands
+		# under $NODE1_ROOT, never in the machine's /etc or /usr/local.
 		: >"$SSH_DIR/empty-rc"
 		chmod 644 "$SSH_DIR/empty-rc"
+		mkdir -p "$NODE1_ROOT/.overlay/etc" "$NODE1_ROOT/.overlay/usr-local" "$NODE1_ROOT/etc" "$NODE1_ROOT/usr/local"
 		ip netns exec "$ns" unshare --mount --propagation private sh -c '
-			empty=$1 home=$2
-			shift 2
+			empty=$1 home=$2 root=$3
+			shift 3
 			for f in $HIDDEN_RC; do
 				if [ -f "$home/$f" ]; then mount --bind "$empty" "$home/$f" || exit 1; fi
 			done
-			exec "$@"' sh "$SSH_DIR/empty-rc" "$(root_home)" /usr/sbin/sshd -f "$SSH_DIR/sshd_config" -E "$NET_STATE/sshd.log"
+			mount -t overlay node-1-etc -o "lowerdir=/etc,upperdir=$root/etc,workdir=$root/.overlay/etc" /etc || exit 1
+			mount -t overlay node-1-usr-local \
+				-o "lowerdir=/usr/local,upperdir=$root/usr/local,workdir=$root/.overlay/usr-local" /usr/local || exit 1
+			exec "$@"' sh "$SSH_DIR/empty-rc" "$(root_home)" "$NODE1_ROOT" \
+			/usr/sbin/sshd -f "$SSH_DIR/sshd_config" -E "$NET_STATE/sshd.log"
 	fi
 }
 
@@ -210,7 +223,8 @@ node1_layout() {
 	etcd_url=$(sed -n 's/^export LAB_ETCD_URL=//p' "$env")
 	lab_bin=$(sed -n 's/^export LAB_BIN=//p' "$env")
 	bin=$NODE1_ROOT/usr/local/bin
-	mkdir -p "$NODE1_ROOT/etc/kubernetes" "$bin"
+	# /etc/cni/net.d: made by Kubespray's kubernetes/preinstall role on every node before the network plugin runs.
+	mkdir -p "$NODE1_ROOT/etc/kubernetes" "$NODE1_ROOT/etc/cni/net.d" "$bin"
 	install -m 600 "$kubeconfig" "$NODE1_ROOT/etc/kubernetes/admin.conf"
 	ln -sf "$lab_bin/calicoctl" "$bin/calicoctl"
 	ln -sf "$lab_bin/kubectl" "$bin/kubectl"
@@ -258,8 +272,8 @@ cmd_up() {
 		relay_up etcd "$LAB_ETCD_PORT"
 	fi
 	if [ "$LAB_SSH" = 1 ] && [ "$LAB_DATAPLANE_NODES" -ge 1 ]; then
-		sshd_up
 		node1_layout
+		sshd_up
 		write_inventory
 	fi
 	log "bridge $LAB_BRIDGE ($HOST_ADDR/24), $LAB_DATAPLANE_NODES namespaces ${LAB_NETNS_PREFIX}node-1..$LAB_DATAPLANE_NODES"

@@ -139,6 +139,45 @@ export async function resourceVersions(lab: Lab): Promise<Record<string, string>
   );
 }
 
+/**
+ * resourceVersion of every object Kubespray's Calico role may write: every crd.projectcalico.org object (any kind,
+ * any namespace), Calico's CustomResourceDefinitions, and the Kubernetes objects of its manifests (calico-config,
+ * the calico-node DaemonSet, ServiceAccount, ClusterRole and ClusterRoleBinding, kubernetes-services-endpoint), as
+ * "Kind/namespace/name". A missing Kubernetes object is left out, so one that appears is a change too.
+ */
+export async function everyResourceVersion(lab: Lab): Promise<Record<string, string>> {
+  const kinds = (
+    await kubectl(lab, "api-resources", "--api-group=crd.projectcalico.org", "-o", "name")
+  )
+    .split("\n")
+    .filter(Boolean);
+  const crds = (await kubectl(lab, "get", "customresourcedefinitions", "-o", "name"))
+    .split("\n")
+    .filter((n) => n.endsWith(".crd.projectcalico.org"));
+  const lists = await Promise.all([
+    kubectl(lab, "get", kinds.join(","), "--all-namespaces", "-o", "json"),
+    kubectl(lab, "get", ...crds, "-o", "json"),
+    kubectl(lab, "-n", "kube-system", "get", "configmap,daemonset,serviceaccount", "-o", "json"),
+    kubectl(lab, "get", "clusterrole,clusterrolebinding", "-o", "json"),
+  ]);
+  const out: Record<string, string> = {};
+  const kubespraysName = (name: string): boolean =>
+    name.includes("calico") || name === "kubernetes-services-endpoint";
+  for (const [i, list] of lists.entries())
+    for (const o of (
+      JSON.parse(list) as {
+        items: {
+          kind: string;
+          metadata: { name: string; namespace?: string; resourceVersion: string };
+        }[];
+      }
+    ).items)
+      if (i < 2 || kubespraysName(o.metadata.name))
+        out[`${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`] =
+          o.metadata.resourceVersion;
+  return out;
+}
+
 /** <LAB_STATE>/standin/status.json: the stand-in's Status plus its own process figures. */
 export type StandinStatus = Status & { standin?: { rssMiB?: number } };
 

@@ -1,0 +1,250 @@
+// Kubespray's real roles against the lab: release trees found through KUBESPRAY_TREES (default ../shared/kubespray,
+// unmodified `git archive` exports of Kubespray's tags; never copied into this repository), each run from the venv
+// of the Ansible it pins (test/ansible-versions/venv.sh, Kubespray's own requirements.txt), over SSH to the lab's
+// node-1, whose mount namespace gives it Kubespray's paths (/etc/kubernetes, /etc/cni/net.d, /usr/local/bin).
+//
+// The play is Kubespray's: its defaults role, network_facts where the release has it, and
+// roles/network_plugin/calico. Its stubs, each standing for a part of Kubespray that cannot run here
+// (test/lab/README.md, "Kubespray's real roles"):
+// - the download role: calicoctl and the Calico CRDs are linked from the lab's own build (Calico v3.31) to where
+//   Kubespray's download role would put them (`downloads.calicoctl.dest`,
+//   `<local_release_dir>/calico-<calico_version>-kdd-crds`), computed from the release's own variables;
+// - local_release_dir: node-1's own folder under the lab's state (Kubespray's default /tmp/releases is the
+//   machine's /tmp, shared by every lab);
+// - KUBECONFIG=/etc/kubernetes/admin.conf in node-1's SSH sessions (test/lab/net.sh), for the ~/.kube/config that
+//   Kubespray's kubernetes/client role gives root on a control-plane node.
+
+import { execa } from "execa";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { stringify } from "yaml";
+import { ansibleEnv, REPO } from "./ansible.js";
+import type { Lab } from "./lab.js";
+import { parseRecap, type PlaybookRun } from "./playbook.js";
+
+/** Where the release trees are: one folder per tag (`v2.31.0/`), each Kubespray's tree as released. */
+export const KUBESPRAY_TREES = resolve(
+  process.env.KUBESPRAY_TREES || join(REPO, "..", "shared", "kubespray"),
+);
+
+export type KubesprayRelease = "v2.18.2" | "v2.19.1" | "v2.28.1" | "v2.30.0" | "v2.31.0";
+
+/**
+ * The Ansible each release runs on here: the one it pins from v2.28.1 on (Kubespray's requirements.txt, built by
+ * venv.sh); v2.18.2 and v2.19.1 pin Ansible releases (3.4.0 / ansible-base 2.10 and 5.7.1 / ansible-core 2.12)
+ * that predate this Python (3.11), so their role runs on ansible-core 2.16 (ansible 9.13.0), the oldest Ansible
+ * that Kubespray pins and this project supports.
+ */
+export const KUBESPRAY_ANSIBLE: Record<KubesprayRelease, string> = {
+  "v2.18.2": "9.13.0",
+  "v2.19.1": "9.13.0",
+  "v2.28.1": "9.13.0",
+  "v2.30.0": "10.7.0",
+  "v2.31.0": "11.13.0",
+};
+
+/** A release's tree; a clear error when KUBESPRAY_TREES does not hold it. */
+export function kubesprayTree(release: KubesprayRelease): string {
+  const tree = join(KUBESPRAY_TREES, release);
+  if (!existsSync(join(tree, "roles", "network_plugin", "calico", "tasks", "main.yml")))
+    throw new Error(
+      `Kubespray ${release} not found: ${tree} has no roles/network_plugin/calico. Set KUBESPRAY_TREES to a folder ` +
+        `with one Kubespray tree per tag (e.g. git -C kubespray archive --prefix=${release}/ ${release} | tar -x -C DIR).`,
+    );
+  return tree;
+}
+
+/** The venv of the Ansible a release runs on (built once by venv.sh, under a lock). */
+export async function kubesprayVenv(release: KubesprayRelease): Promise<string> {
+  const r = await execa("bash", [
+    join(REPO, "test", "ansible-versions", "venv.sh"),
+    KUBESPRAY_ANSIBLE[release],
+  ]);
+  return r.stdout.trim();
+}
+
+/** Kubespray's defaults role: kubespray-defaults until it was renamed kubespray_defaults (both exist in between). */
+function defaultsRole(tree: string): string {
+  return existsSync(join(tree, "roles", "kubespray_defaults"))
+    ? "kubespray_defaults"
+    : "kubespray-defaults";
+}
+
+/** node-1's address on the lab's underlay, from the inventory lab.sh wrote. */
+function node1Address(lab: Lab): string {
+  const inventory = readFileSync(join(lab.state, "inventory.ini"), "utf8");
+  const m = /^node-1 ansible_host=(\S+)/m.exec(inventory);
+  if (!m?.[1]) throw new Error(`${lab.state}/inventory.ini names no node-1 ansible_host`);
+  return m[1];
+}
+
+/**
+ * The plays of one ansible-playbook run, in order: this project's preflight or migration (the role calico_encap
+ * with the release's defaults roles, as the README tells a fork) and Kubespray's Calico role.
+ */
+export type KubesprayPlay = "preflight" | "migrate" | "calico";
+
+export interface KubesprayRun {
+  release: KubesprayRelease;
+  /** The inventory's variables for Kubespray (group_vars all), e.g. calico_ipip_mode. */
+  vars?: Record<string, unknown>;
+  /** Default: ["calico"], Kubespray's role alone. */
+  plays?: KubesprayPlay[];
+}
+
+/** Kubespray's inventory for the lab: node-1 in every group the Calico role reads. */
+function inventory(lab: Lab, vars: Record<string, unknown>): string {
+  const addr = node1Address(lab);
+  const all = {
+    ansible_user: "root",
+    ansible_ssh_private_key_file: join(lab.state, "ssh", "id_ed25519"),
+    ansible_ssh_common_args:
+      "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR",
+    ansible_python_interpreter: "/usr/bin/python3",
+    local_release_dir: join(lab.state, "node-1", "releases"),
+    kube_network_plugin: "calico",
+    ...vars,
+  };
+  const host = { "node-1": { ansible_host: addr, ip: addr, access_ip: addr } };
+  return stringify({
+    all: {
+      vars: all,
+      children: {
+        kube_control_plane: { hosts: host },
+        kube_node: { hosts: { "node-1": null } },
+        etcd: { hosts: { "node-1": null } },
+        k8s_cluster: { children: { kube_control_plane: null, kube_node: null } },
+      },
+    },
+  });
+}
+
+/** This project's role in a play of its own, with the release's defaults, as the README tells a fork. */
+function calicoEncapPlay(tree: string, tasksFrom: "preflight" | "migrate"): unknown {
+  return {
+    name:
+      tasksFrom === "preflight"
+        ? "Check Calico's encapsulation against the live cluster before anything changes"
+        : "Move the cluster to the inventory's Calico encapsulation",
+    hosts: "kube_control_plane",
+    gather_facts: false,
+    any_errors_fatal: true,
+    roles: [
+      { role: defaultsRole(tree) },
+      ...(existsSync(join(tree, "roles", "network_plugin", "calico_defaults"))
+        ? [{ role: "network_plugin/calico_defaults" }]
+        : []),
+    ],
+    tasks: [
+      {
+        name: tasksFrom === "preflight" ? "Calico preflight" : "Calico encapsulation migration",
+        "ansible.builtin.import_role": { name: "calico_encap", tasks_from: tasksFrom },
+      },
+    ],
+  };
+}
+
+/** Network facts where the release computes them, then Kubespray's Calico role after the download stand-in. */
+function calicoPlays(lab: Lab, tree: string): unknown[] {
+  const defaults = { role: defaultsRole(tree) };
+  const calicoModule = lab.env.LAB_CALICO_MODULE_DIR;
+  const labBin = lab.env.LAB_BIN;
+  if (!calicoModule || !labBin)
+    throw new Error(`${lab.state}/env lacks LAB_CALICO_MODULE_DIR or LAB_BIN`);
+  const crds = "{{ local_release_dir }}/calico-{{ calico_version }}-kdd-crds";
+  const out: unknown[] = [];
+  if (existsSync(join(tree, "roles", "network_facts")))
+    out.push({
+      name: "Gather and compute network facts (Kubespray's internal_facts.yml)",
+      hosts: "k8s_cluster",
+      gather_facts: true,
+      tasks: [{ name: "Network facts", "ansible.builtin.import_role": { name: "network_facts" } }],
+    });
+  out.push({
+    name: "Kubespray's network plugin: roles/network_plugin/calico",
+    hosts: "k8s_cluster",
+    gather_facts: true,
+    any_errors_fatal: true,
+    roles: [defaults, { role: "network_plugin/calico" }],
+    pre_tasks: [
+      {
+        name: "Stand-in for Kubespray's download role: local_release_dir",
+        "ansible.builtin.file": {
+          path: "{{ local_release_dir }}",
+          state: "directory",
+          mode: "0755",
+        },
+      },
+      {
+        name: "Stand-in for Kubespray's download role: calicoctl (the lab's, Calico v3.31)",
+        "ansible.builtin.file": {
+          src: join(labBin, "calicoctl"),
+          dest: "{{ downloads.calicoctl.dest }}",
+          state: "link",
+          force: true,
+        },
+      },
+      {
+        name: "Stand-in for Kubespray's download role: the Calico CRDs folder",
+        "ansible.builtin.file": { path: `${crds}/crd`, state: "directory", mode: "0755" },
+      },
+      {
+        name: "Stand-in for Kubespray's download role: the Calico CRDs (the lab's, Calico v3.31)",
+        "ansible.builtin.shell":
+          `ln -sf ${join(calicoModule, "libcalico-go", "config", "crd")}/*.yaml "${crds}/crd/" && ` +
+          `ln -sf ${join(calicoModule, "manifests", "crds.yaml")} "${crds}/crds.yaml"`,
+        changed_when: false,
+      },
+    ],
+  });
+  return out;
+}
+
+/**
+ * Runs Kubespray's real Calico role of a release against the lab's node-1 over SSH, from the venv of the Ansible
+ * that release runs on, with this project's role and plugins beside Kubespray's (as a fork adds them).
+ */
+export async function runKubespray(lab: Lab, run: KubesprayRun): Promise<PlaybookRun> {
+  const tree = kubesprayTree(run.release);
+  const venv = await kubesprayVenv(run.release);
+  const dir = mkdtempSync(join(tmpdir(), `calico-encap-kubespray-${run.release}-`));
+  mkdirSync(dir, { recursive: true });
+  const ansible = join(REPO, "ansible");
+  writeFileSync(
+    join(dir, "ansible.cfg"),
+    [
+      "# Kubespray's tree and this project's ansible/, as a fork's ansible.cfg lists them (README).",
+      "[defaults]",
+      `roles_path = ${join(tree, "roles")}:${join(ansible, "roles")}`,
+      `library = ${join(tree, "library")}:${join(ansible, "library")}`,
+      `action_plugins = ${join(ansible, "action_plugins")}`,
+      "force_valid_group_names = ignore",
+      "host_key_checking = False",
+      "stdout_callback = default",
+      "deprecation_warnings = False",
+      "[ssh_connection]",
+      "pipelining = True",
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(join(dir, "hosts.yml"), inventory(lab, run.vars ?? {}));
+  const plays = (run.plays ?? ["calico"]).flatMap((p) =>
+    p === "calico" ? calicoPlays(lab, tree) : [calicoEncapPlay(tree, p)],
+  );
+  writeFileSync(join(dir, "play.yml"), stringify(plays));
+  const bin = join(venv, "bin");
+  const r = await execa(
+    join(bin, "ansible-playbook"),
+    ["-i", join(dir, "hosts.yml"), join(dir, "play.yml")],
+    {
+      reject: false,
+      cwd: dir,
+      env: ansibleEnv({ ANSIBLE_CONFIG: join(dir, "ansible.cfg") }, bin),
+      all: true,
+    },
+  );
+  const output = r.all ?? "";
+  writeFileSync(join(dir, "output.log"), output);
+  return { exitCode: r.exitCode ?? -1, output, recap: parseRecap(output) };
+}
