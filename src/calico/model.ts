@@ -51,6 +51,16 @@ export interface NodeEnv {
   ip6?: string;
 }
 
+/** What Kubespray's last apply left: calico-node's env names in order, and two annotations (kubespray-apply.ts). */
+export interface KubesprayApplied {
+  /** The calico-node container's env names, in the DaemonSet's order. */
+  envNames: string[];
+  /** calico-config's last-applied-configuration; undefined when kubectl apply did not write it. */
+  configMap?: string;
+  /** The DaemonSet's last-applied-configuration; undefined when kubectl apply did not write it. */
+  daemonSet?: string;
+}
+
 /** The live cluster, as observed. */
 export interface Live {
   /** false on a fresh install: no Calico CRDs, no pool, or no calicoctl. */
@@ -74,6 +84,8 @@ export interface Live {
    * (rollout.ts, HELD_MAX_UNAVAILABLE); undefined without the annotation.
    */
   heldMaxUnavailable?: MaxUnavailable;
+  /** What Kubespray's last `kubectl apply` left on calico-config and the DaemonSet (kubespray-apply.ts). */
+  kubesprayApplied?: KubesprayApplied;
 }
 
 /** What the inventory asks for, after Kubespray's defaults. */

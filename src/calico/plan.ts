@@ -18,7 +18,7 @@
 import { effectiveFlag } from "./felix.js";
 import type { FelixInputs } from "./felix.js";
 import { poolsUsing } from "./felix.js";
-import type { Backend, EncapMode, FelixFlags, Live, Pool } from "./model.js";
+import type { Backend, EncapMode, FelixFlags, KubesprayApplied, Live, Pool } from "./model.js";
 import type { ClusterObservation, Target } from "./observation.js";
 import { podsBackend, poolsNeedingBgp, runningBackend, poolsStrandedBy } from "./routing.js";
 import { backendRunsBgp, poolModeViolations } from "./rules.js";
@@ -36,7 +36,13 @@ export type Write =
       from: { ipipMode: EncapMode; vxlanMode: EncapMode };
       set: { ipipMode: EncapMode; vxlanMode: EncapMode };
     }
-  | { kind: "backend"; from: string | null; backend: Backend }
+  | {
+      kind: "backend";
+      from: string | null;
+      backend: Backend;
+      /** What Kubespray's last apply left, so the write keeps its env order and annotations (kubespray-apply.ts). */
+      applied?: KubesprayApplied;
+    }
   /** Create the Tunnel-only VXLAN pool (tunnel-pool.ts); it is never deleted. */
   | { kind: "tunnelPool"; pool: string; cidr: string; nodeSelector: string }
   | {
@@ -148,6 +154,7 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
   const needIpip = poolsUsing(workloadPools(finalPools), "ipip").length > 0;
   const needVxlan = poolsUsing(workloadPools(finalPools), "vxlan").length > 0;
 
+  const applied = obs.live.kubesprayApplied ? { applied: obs.live.kubesprayApplied } : {};
   const rollout = obs.rollout;
   let held = rollout.heldMaxUnavailable;
   let maxUnavailable = rollout.maxUnavailable;
@@ -175,7 +182,7 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
     steps.push({
       title:
         "Switch calico-config to backend bird and roll calico-node (BIRD must run and peer first)",
-      write: { kind: "backend", from: backend, backend: "bird" },
+      write: { kind: "backend", from: backend, backend: "bird", ...applied },
     });
     backend = "bird";
     configured = "bird";
@@ -219,19 +226,22 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
       p.name === t.name ? { ...p, ipipMode: t.ipipMode, vxlanMode: t.vxlanMode } : p,
     );
   }
-  const unset: { ipipEnabled?: null; vxlanEnabled?: null } = {};
-  // Only an explicit true is undone: an explicit false is already off (Kubespray writes it on every run).
-  if (!needIpip && felixDefault.ipipEnabled === true) unset.ipipEnabled = null;
-  if (!needVxlan && felixDefault.vxlanEnabled === true) unset.vxlanEnabled = null;
-  if (Object.keys(unset).length)
+  // An encapsulation no pool uses any more is turned off with an explicit false, the value Kubespray's "Set kubespray
+  // FelixConfiguration" task writes on every run (calico_ipip_mode != 'Never'): unsetting it instead would let
+  // Kubespray's next run change the field, and every Felix restart with it. Only an explicit true is turned off; an
+  // unset flag is left as it is.
+  const off: { ipipEnabled?: false; vxlanEnabled?: false } = {};
+  if (!needIpip && felixDefault.ipipEnabled === true) off.ipipEnabled = false;
+  if (!needVxlan && felixDefault.vxlanEnabled === true) off.vxlanEnabled = false;
+  if (Object.keys(off).length)
     steps.push({
-      title: `Unset ${Object.keys(unset).join(" and ")} in FelixConfiguration default (no pool uses it)`,
-      write: { kind: "felix", set: unset },
+      title: `Turn off ${Object.keys(off).join(" and ")} in FelixConfiguration default (no pool uses it; false, as Kubespray writes it)`,
+      write: { kind: "felix", set: off },
     });
   if (target.backend !== backend || target.backend !== configured)
     steps.push({
       title: `Switch calico-config to backend ${target.backend} and roll calico-node`,
-      write: { kind: "backend", from: backend, backend: target.backend },
+      write: { kind: "backend", from: backend, backend: target.backend, ...applied },
     });
   if (held !== undefined)
     steps.push({

@@ -7,6 +7,7 @@ import { heldMaxUnavailableOf } from "./parse-migration.js";
 import {
   backendFromConfigMap,
   etcdEndpointsFromConfigMap,
+  kubesprayAppliedFrom,
   nodeEnvFromDaemonSet,
 } from "./parse-k8s.js";
 import type { CalicoObjects } from "./read-calicoctl.js";
@@ -69,13 +70,22 @@ type KubesprayObjects = { configMap?: Json; daemonSet?: Json } | null;
 /** What calico-config and the calico-node DaemonSet say (the datastore, the backend, the IP families). */
 function deployment(
   k8s: KubesprayObjects,
-): Pick<Live, "configMapBackend" | "configMapEtcdEndpoints" | "nodeEnv" | "heldMaxUnavailable"> {
+): Pick<
+  Live,
+  | "configMapBackend"
+  | "configMapEtcdEndpoints"
+  | "nodeEnv"
+  | "heldMaxUnavailable"
+  | "kubesprayApplied"
+> {
   const held = heldMaxUnavailableOf(k8s?.daemonSet);
+  const applied = kubesprayAppliedFrom(k8s?.configMap, k8s?.daemonSet);
   return {
     configMapBackend: backendFromConfigMap(k8s?.configMap),
     configMapEtcdEndpoints: etcdEndpointsFromConfigMap(k8s?.configMap),
     nodeEnv: nodeEnvFromDaemonSet(k8s?.daemonSet),
     ...(held === undefined ? {} : { heldMaxUnavailable: held }),
+    ...(applied ? { kubesprayApplied: applied } : {}),
   };
 }
 

@@ -2,7 +2,17 @@
 // the client, else kubectl merge patches on the crd.projectcalico.org objects (the planner has already
 // checked Calico's rules). Each touches only the fields it owns.
 
-import type { Backend } from "../calico/model.js";
+import {
+  LAST_APPLIED,
+  VXLAN_ENV,
+  clusterType,
+  configMapLastApplied,
+  daemonSetLastApplied,
+  envOrderFor,
+  livenessCommand,
+  readinessCommand,
+} from "../calico/kubespray-apply.js";
+import type { Backend, KubesprayApplied } from "../calico/model.js";
 import type { Write } from "../calico/plan.js";
 import { kubectlBase } from "./read-kubectl.js";
 import { tunnelPoolManifest } from "../calico/tunnel-pool.js";
@@ -25,44 +35,58 @@ export interface Command {
   what: string;
 }
 
-const CALICO_NODE_BIN = "/bin/calico-node";
-
-/** Kubespray's calico-node template per backend: bird probes only for bird, FELIX_VXLANVNI/PORT only for vxlan. */
-export function daemonSetPatch(backend: Backend, vni: number, port: number): object {
-  const bird = backend === "bird";
+/**
+ * Kubespray's calico-node template per backend: bird probes only for bird, FELIX_VXLANVNI/PORT only for vxlan, and
+ * those right after WAIT_FOR_DATASTORE where Kubespray renders them ($setElementOrder: the API server would put them
+ * first). With what Kubespray's last apply left, its last-applied-configuration changes the same way, so that its
+ * next apply of the same render changes nothing (kubespray-apply.ts).
+ */
+export function daemonSetPatch(
+  backend: Backend,
+  vni: number,
+  port: number,
+  applied?: KubesprayApplied,
+): object {
   const env =
     backend === "vxlan"
       ? [
           { name: "FELIX_VXLANVNI", value: String(vni) },
           { name: "FELIX_VXLANPORT", value: String(port) },
         ]
-      : [
-          { name: "FELIX_VXLANVNI", $patch: "delete" },
-          { name: "FELIX_VXLANPORT", $patch: "delete" },
-        ];
+      : VXLAN_ENV.map((name) => ({ name, $patch: "delete" }));
+  const order =
+    backend === "vxlan" && applied
+      ? { "$setElementOrder/env": envOrderFor(applied.envNames, backend).map((name) => ({ name })) }
+      : {};
+  const lastApplied = applied?.daemonSet
+    ? daemonSetLastApplied(applied.daemonSet, backend, vni, port)
+    : null;
   return {
+    ...(lastApplied ? { metadata: { annotations: { [LAST_APPLIED]: lastApplied } } } : {}),
     spec: {
       template: {
         spec: {
           containers: [
             {
               name: "calico-node",
-              livenessProbe: {
-                exec: {
-                  command: [CALICO_NODE_BIN, "-felix-live", ...(bird ? ["-bird-live"] : [])],
-                },
-              },
-              readinessProbe: {
-                exec: {
-                  command: [CALICO_NODE_BIN, ...(bird ? ["-bird-ready"] : []), "-felix-ready"],
-                },
-              },
+              livenessProbe: { exec: { command: livenessCommand(backend) } },
+              readinessProbe: { exec: { command: readinessCommand(backend) } },
+              ...order,
               env,
             },
           ],
         },
       },
     },
+  };
+}
+
+/** calico-config's backend keys as Kubespray renders them, and its last-applied-configuration to match. */
+export function configMapPatch(backend: Backend, applied?: KubesprayApplied): object {
+  const lastApplied = applied?.configMap ? configMapLastApplied(applied.configMap, backend) : null;
+  return {
+    ...(lastApplied ? { metadata: { annotations: { [LAST_APPLIED]: lastApplied } } } : {}),
+    data: { calico_backend: backend, cluster_type: clusterType(backend) },
   };
 }
 
@@ -148,24 +172,21 @@ export function commandsFor(write: Write, c: WriteContext): Command[] {
       ];
     }
     case "backend": {
-      const data = {
-        calico_backend: write.backend,
-        cluster_type: write.backend === "bird" ? "kubespray,bgp" : "kubespray",
-      };
+      const configMap = configMapPatch(write.backend, write.applied);
       return [
         kubeSystem(
-          `ConfigMap kube-system/calico-config data ${JSON.stringify(data)}`,
+          `ConfigMap kube-system/calico-config data ${JSON.stringify({ calico_backend: write.backend, cluster_type: clusterType(write.backend) })}`,
           "configmap",
           "calico-config",
           "merge",
-          { data },
+          configMap,
         ),
         kubeSystem(
           `${CALICO_NODE_DAEMONSET} pod template for backend ${write.backend}`,
           "daemonset",
           "calico-node",
           "strategic",
-          daemonSetPatch(write.backend, c.vxlanVni, c.vxlanPort),
+          daemonSetPatch(write.backend, c.vxlanVni, c.vxlanPort, write.applied),
         ),
       ];
     }

@@ -71,6 +71,15 @@ function defaultsRole(tree: string): string {
     : "kubespray-defaults";
 }
 
+/**
+ * Where Kubespray's `kube` module is: plugins/modules from v2.22 on, where library/kube.py is a symlink to it (the
+ * trees here are exports whose symlinks may have become files), else library/.
+ */
+function kubeModuleDir(tree: string): string {
+  const modules = join(tree, "plugins", "modules");
+  return existsSync(join(modules, "kube.py")) ? modules : join(tree, "library");
+}
+
 /** node-1's address on the lab's underlay, from the inventory lab.sh wrote. */
 function node1Address(lab: Lab): string {
   const inventory = readFileSync(join(lab.state, "inventory.ini"), "utf8");
@@ -217,7 +226,7 @@ export async function runKubespray(lab: Lab, run: KubesprayRun): Promise<Playboo
       "# Kubespray's tree and this project's ansible/, as a fork's ansible.cfg lists them (README).",
       "[defaults]",
       `roles_path = ${join(tree, "roles")}:${join(ansible, "roles")}`,
-      `library = ${join(tree, "library")}:${join(ansible, "library")}`,
+      `library = ${kubeModuleDir(tree)}:${join(ansible, "library")}`,
       `action_plugins = ${join(ansible, "action_plugins")}`,
       "force_valid_group_names = ignore",
       "host_key_checking = False",

@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { checkPools } from "../../../src/calico/check.js";
 import type { Backend, FelixFlags, Live, Pool } from "../../../src/calico/model.js";
 import type { ClusterObservation, Target } from "../../../src/calico/observation.js";
-import { plan } from "../../../src/calico/plan.js";
+import { plan, type Write } from "../../../src/calico/plan.js";
 import { inventory, live218, pool } from "../../support/builders.js";
 import type { Encap, Encap6 } from "../../support/sim-cluster.js";
 import {
@@ -70,15 +70,17 @@ function pairsWithoutRoute(obs: ClusterObservation): string[] {
 function migrate(
   obs: ClusterObservation,
   t: Target,
-): { titles: string[]; end: ClusterObservation; gaps: string[] } {
+): { titles: string[]; writes: Write[]; end: ClusterObservation; gaps: string[] } {
   const titles: string[] = [];
+  const writes: Write[] = [];
   const gaps: string[] = [];
   for (let i = 0; i < 10; i++) {
     const p = plan(obs, t);
     if (!p.ok) throw new Error(p.reason);
     const step = p.steps[0];
-    if (!step) return { titles, end: obs, gaps };
+    if (!step) return { titles, writes, end: obs, gaps };
     titles.push(step.title);
+    if (step.write) writes.push(step.write);
     obs = converge(step.write ? applyWrite(obs, step.write) : obs);
     for (const gap of pairsWithoutRoute(obs)) gaps.push(`after "${step.title}": ${gap}`);
   }
@@ -302,16 +304,32 @@ describe("calico_encap_migrate planner", () => {
     expect(r.findings.find((f) => f.id === "inventory.needsBird")?.severity).to.equal("blocking");
   });
 
-  it("IPIP -> VXLAN: Felix VXLAN on, one pool write, IPIP unset, backend last", () => {
+  it("IPIP -> VXLAN: Felix VXLAN on, one pool write, IPIP off, backend last", () => {
     const { titles } = migrate(
       start("IPIP Always", "bird", "explicit"),
       target("VXLAN Always", "vxlan"),
     );
-    expect(titles.map((t) => t.split(" ").slice(0, 2).join(" "))).to.deep.equal([
-      "Enable vxlanEnabled",
-      "Switch IPPool",
-      "Unset ipipEnabled",
-      "Switch calico-config",
+    expect(titles.map((t) => t.split(" ").slice(0, 3).join(" "))).to.deep.equal([
+      "Enable vxlanEnabled in",
+      "Switch IPPool default-pool",
+      "Turn off ipipEnabled",
+      "Switch calico-config to",
+    ]);
+  });
+
+  it("turns an unused encapsulation off with an explicit false, the value Kubespray's next run writes", () => {
+    const { writes } = migrate(
+      start("IPIP Always", "bird", "explicit"),
+      target("VXLAN Always", "vxlan"),
+    );
+    expect(writes.filter((w) => w.kind === "felix")).to.deep.equal([
+      { kind: "felix", set: { vxlanEnabled: true } },
+      { kind: "felix", set: { ipipEnabled: false } },
+    ]);
+    const back = migrate(start("VXLAN Always", "vxlan", "explicit"), target("IPIP Always", "bird"));
+    expect(back.writes.filter((w) => w.kind === "felix")).to.deep.equal([
+      { kind: "felix", set: { ipipEnabled: true } },
+      { kind: "felix", set: { vxlanEnabled: false } },
     ]);
   });
 

@@ -306,8 +306,7 @@ describe("calico_encap_migrate executor", () => {
       ["felix", true],
       ["pool", false],
       ["pool", true],
-      ["felix", true], // rollback: vxlanEnabled unset (no pool uses it)
-      ["felix", true], // then restored to its explicit false
+      ["felix", true], // rollback: vxlanEnabled back to its explicit false (no pool uses it)
     ]);
     expect(io.logs.some((l) => /^rollback reading the cluster failed/.test(l))).to.equal(true);
     expect(io.state.live.pools[0]).to.deep.include({ ipipMode: "Always", vxlanMode: "Never" });
