@@ -5,7 +5,7 @@
 //   ansible-playbook run, as the README tells a fork, the play stops before Kubespray's role writes anything.
 //   Without it, the same role is the negative control: it rewrites the pool in place, switches calico-config to
 //   vxlan and rolls calico-node, and the prober measures the outage.
-// - Kubespray v2.19.1 installs IPIP Always with backend bird (its inventory pinned), calico_encap_migrate moves
+// - Kubespray v2.19.1 (and v2.31.0) installs IPIP Always with backend bird (its inventory pinned), calico_encap_migrate moves
 //   the cluster to v2.19.1's defaults, and v2.19.1's role with those defaults then changes nothing: the same
 //   calico-node pods and ControllerRevision, the same FelixConfiguration, IPPools, BGPConfiguration and
 //   calico-config, and no probe lost.
@@ -174,7 +174,7 @@ describe("Kubespray v2.18.2 installs IPIP/bird; v2.19.1's real role with its def
   });
 });
 
-for (const release of ["v2.19.1"] as const)
+for (const release of ["v2.19.1", "v2.31.0"] as const)
   describe(`Kubespray ${release}'s next run after the migration to its defaults changes nothing`, function () {
     this.timeout(900000);
     let lab: Lab;
