@@ -10,7 +10,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 # Each mocha run appends its counts here; .ci/run sums them into "N passed, N failed".
 export TEST_COUNTS ?= $(CURDIR)/.cache/test-counts.jsonl
-MOCHA := mocha --reporter $(CURDIR)/test/support/count-reporter.cjs
+MOCHA := mocha --require $(CURDIR)/dist/test/support/chai-config.js --reporter $(CURDIR)/test/support/count-reporter.cjs
 
 -include test/lab/lab.mk
 

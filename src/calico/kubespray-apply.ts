@@ -20,6 +20,12 @@ export const VXLAN_ENV = ["FELIX_VXLANVNI", "FELIX_VXLANPORT"] as const;
 const VXLAN_ENV_AFTER = "WAIT_FOR_DATASTORE";
 const CALICO_NODE_BIN = "/bin/calico-node";
 
+/** calico-node's VXLAN env entries as Kubespray's template renders them for backend vxlan. */
+export function vxlanEnv(vni: number, port: number): { name: string; value: string }[] {
+  const value = { FELIX_VXLANVNI: String(vni), FELIX_VXLANPORT: String(port) };
+  return VXLAN_ENV.map((name) => ({ name, value: value[name] }));
+}
+
 export function clusterType(backend: Backend): string {
   return backend === "bird" ? "kubespray,bgp" : "kubespray";
 }
@@ -118,7 +124,7 @@ export function daemonSetLastApplied(
   const template = isObj(spec?.template) ? spec.template : null;
   const podSpec = isObj(template?.spec) ? template.spec : null;
   if (!o || !spec || !template || !podSpec || !Array.isArray(podSpec.containers)) return null;
-  const value = { FELIX_VXLANVNI: String(vni), FELIX_VXLANPORT: String(port) };
+  const vxlan = vxlanEnv(vni, port);
   const containers = podSpec.containers.map((c: unknown) => {
     if (!isObj(c) || c.name !== "calico-node") return c;
     const probe = (p: unknown, command: string[]): unknown =>
@@ -130,7 +136,7 @@ export function daemonSetLastApplied(
         env,
         (e) => (isObj(e) && typeof e.name === "string" ? e.name : ""),
         backend,
-        (name) => ({ name, value: value[name] }),
+        (name) => vxlan.find((e) => e.name === name),
       ),
       livenessProbe: probe(c.livenessProbe, livenessCommand(backend)),
       readinessProbe: probe(c.readinessProbe, readinessCommand(backend)),

@@ -11,6 +11,7 @@ import {
   envOrderFor,
   livenessCommand,
   readinessCommand,
+  vxlanEnv,
 } from "../calico/kubespray-apply.js";
 import type { Backend, KubesprayApplied } from "../calico/model.js";
 import type { Write } from "../calico/plan.js";
@@ -49,10 +50,7 @@ export function daemonSetPatch(
 ): object {
   const env =
     backend === "vxlan"
-      ? [
-          { name: "FELIX_VXLANVNI", value: String(vni) },
-          { name: "FELIX_VXLANPORT", value: String(port) },
-        ]
+      ? vxlanEnv(vni, port)
       : VXLAN_ENV.map((name) => ({ name, $patch: "delete" }));
   const order =
     backend === "vxlan" && applied
@@ -82,7 +80,10 @@ export function daemonSetPatch(
 }
 
 /** calico-config's backend keys as Kubespray renders them, and its last-applied-configuration to match. */
-export function configMapPatch(backend: Backend, applied?: KubesprayApplied): object {
+export function configMapPatch(
+  backend: Backend,
+  applied?: KubesprayApplied,
+): { metadata?: object; data: { calico_backend: Backend; cluster_type: string } } {
   const lastApplied = applied?.configMap ? configMapLastApplied(applied.configMap, backend) : null;
   return {
     ...(lastApplied ? { metadata: { annotations: { [LAST_APPLIED]: lastApplied } } } : {}),
@@ -175,7 +176,7 @@ export function commandsFor(write: Write, c: WriteContext): Command[] {
       const configMap = configMapPatch(write.backend, write.applied);
       return [
         kubeSystem(
-          `ConfigMap kube-system/calico-config data ${JSON.stringify({ calico_backend: write.backend, cluster_type: clusterType(write.backend) })}`,
+          `ConfigMap kube-system/calico-config data ${JSON.stringify(configMap.data)}`,
           "configmap",
           "calico-config",
           "merge",

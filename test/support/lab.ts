@@ -107,20 +107,36 @@ export function switchDefaultPoolToVxlan(lab: Lab): Promise<string> {
   );
 }
 
+/** An object of a `kubectl get -o json` list, as the resourceVersion maps read it. */
+interface Listed {
+  kind: string;
+  metadata: { name: string; namespace?: string; resourceVersion: string };
+}
+
+/** resourceVersion of each object of kubectl's JSON lists, by `key`; `keep` picks objects (i: the list's index). */
+function versionsOf(
+  lists: string[],
+  key: (o: Listed) => string,
+  keep: (o: Listed, i: number) => boolean = () => true,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [i, list] of lists.entries())
+    for (const o of (JSON.parse(list) as { items: Listed[] }).items)
+      if (keep(o, i)) out[key(o)] = o.metadata.resourceVersion;
+  return out;
+}
+
 /** resourceVersion of every object the check reads, to prove it wrote nothing. */
 export async function resourceVersions(lab: Lab): Promise<Record<string, string>> {
-  const out = await kubectl(
-    lab,
-    "get",
-    "ippools.crd.projectcalico.org,felixconfigurations.crd.projectcalico.org,clusterinformations.crd.projectcalico.org",
-    "-o",
-    "json",
-  );
-  const calico = JSON.parse(out) as {
-    items: { kind: string; metadata: { name: string; resourceVersion: string } }[];
-  };
-  const k8s = JSON.parse(
-    await kubectl(
+  const lists = await Promise.all([
+    kubectl(
+      lab,
+      "get",
+      "ippools.crd.projectcalico.org,felixconfigurations.crd.projectcalico.org,clusterinformations.crd.projectcalico.org",
+      "-o",
+      "json",
+    ),
+    kubectl(
       lab,
       "-n",
       "kube-system",
@@ -130,13 +146,8 @@ export async function resourceVersions(lab: Lab): Promise<Record<string, string>
       "-o",
       "json",
     ),
-  ) as typeof calico;
-  return Object.fromEntries(
-    [...calico.items, ...k8s.items].map((o) => [
-      `${o.kind}/${o.metadata.name}`,
-      o.metadata.resourceVersion,
-    ]),
-  );
+  ]);
+  return versionsOf(lists, (o) => `${o.kind}/${o.metadata.name}`);
 }
 
 /**
@@ -160,22 +171,13 @@ export async function everyResourceVersion(lab: Lab): Promise<Record<string, str
     kubectl(lab, "-n", "kube-system", "get", "configmap,daemonset,serviceaccount", "-o", "json"),
     kubectl(lab, "get", "clusterrole,clusterrolebinding", "-o", "json"),
   ]);
-  const out: Record<string, string> = {};
   const kubespraysName = (name: string): boolean =>
     name.includes("calico") || name === "kubernetes-services-endpoint";
-  for (const [i, list] of lists.entries())
-    for (const o of (
-      JSON.parse(list) as {
-        items: {
-          kind: string;
-          metadata: { name: string; namespace?: string; resourceVersion: string };
-        }[];
-      }
-    ).items)
-      if (i < 2 || kubespraysName(o.metadata.name))
-        out[`${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`] =
-          o.metadata.resourceVersion;
-  return out;
+  return versionsOf(
+    lists,
+    (o) => `${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`,
+    (o, i) => i < 2 || kubespraysName(o.metadata.name),
+  );
 }
 
 /** <LAB_STATE>/standin/status.json: the stand-in's Status plus its own process figures. */
@@ -274,10 +276,10 @@ export function expectLossInPoolSwitch(
   expect(p.lost, "the loss fits in the pool switch step").to.be.at.most(
     (p.rate_pps * windowMs) / 1000,
   );
-  expect(
-    lossOutsideStep(p, steps, title),
-    "every lost probe was sent during the pool switch step",
-  ).to.equal(null);
+  const outside = lossOutsideStep(p, steps, title);
+  expect(outside, `every lost probe was sent during the pool switch step: ${outside}`).to.equal(
+    null,
+  );
   return windowMs;
 }
 
