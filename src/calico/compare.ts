@@ -5,9 +5,10 @@ import type { ClusterState, Problem } from "./consistency.js";
 import { routeProblems } from "./consistency.js";
 import { cidrsOverlap, sameCidr } from "./cidr.js";
 import { liveDatastore, liveFamily } from "./deployment.js";
+import { envFlag, type Encapsulation } from "./felix.js";
 import { finding } from "./findings.js";
-import { kubesprayVariable, POOL_OPTIONS } from "./kubespray.js";
-import type { Desired, DesiredPool, Finding, IpVersion, Live, Pool } from "./model.js";
+import { kubesprayVariable, POOL_OPTIONS, type InventoryOption } from "./kubespray.js";
+import type { Desired, DesiredPool, FelixFlags, Finding, IpVersion, Live, Pool } from "./model.js";
 import { isOn } from "./model.js";
 import { configuredBackend, needsBgp, poolsStrandedBy, runningBackend } from "./routing.js";
 import { backendRunsBgp, IMMUTABLE_POOL_FIELDS, poolModeViolations } from "./rules.js";
@@ -247,10 +248,7 @@ export function stateAfterInventory(live: Live, desired: Desired): ClusterState 
       ? { ...p, ipipMode: want.ipipMode, vxlanMode: want.vxlanMode, natOutgoing: want.natOutgoing }
       : p;
   });
-  const v4 = desired.pools.find((d) => d.ipVersion === 4);
-  const felixDefault = v4
-    ? { ...live.felixDefault, ipipEnabled: isOn(v4.ipipMode), vxlanEnabled: isOn(v4.vxlanMode) }
-    : live.felixDefault;
+  const felixDefault = { ...live.felixDefault, ...desired.felix };
   return { ...liveState(live), pools, felixDefault, backend: desired.backend };
 }
 
@@ -272,14 +270,26 @@ const TARGET_VARIABLE: Record<string, string> = {
   "felix.vxlanEnabled": kubesprayVariable("vxlan_mode"),
 };
 
-function problemFinding(p: Problem, when: "live" | "target", variable: string): Finding {
+function problemFinding(
+  p: Problem,
+  when: "live" | "target",
+  variable: string,
+  desired: Desired,
+): Finding {
   const prefix = when === "live" ? "Now: " : "After Kubespray applies the inventory: ";
+  const flag = FELIX_FLAGS.find((f) => `spec.${f.field}` === p.field);
+  const kubesprayWrites =
+    p.kind === "leftover" && p.object === "FelixConfiguration/default" && flag
+      ? desired.felix[flag.field]
+      : undefined;
   const remedy =
     p.id === "backend.needsBird"
       ? `Keep calico_network_backend: bird while any pool uses IPIP or no encapsulation, or migrate those pools to VXLAN with ${MIGRATE} first.`
-      : p.kind === "leftover"
-        ? `Remove the leftover setting: calicoctl.sh patch ${p.object.replace("/", " ").toLowerCase()} -p '{"spec":{"${p.field.replace("spec.", "")}":null}}' (on Calico >= 3.23 an unset flag follows the pools).`
-        : `Make Felix's setting follow the pools (remove the explicit false or the FELIX_* env override), or run ${MIGRATE}.`;
+      : kubesprayWrites === false && flag
+        ? `Kubespray's next run writes ${flag.field}: false (${kubesprayVariable(flag.option)} is Never), which ends it and restarts Felix on every node at once; to choose when, write it before the upgrade: calicoctl.sh patch felixconfiguration default -p '{"spec":{"${flag.field}":false}}'.`
+        : p.kind === "leftover"
+          ? `Remove the leftover setting: calicoctl.sh patch ${p.object.replace("/", " ").toLowerCase()} -p '{"spec":{"${p.field.replace("spec.", "")}":null}}' (on Calico >= 3.23 an unset flag follows the pools).`
+          : `Make Felix's setting follow the pools (remove the explicit false or the FELIX_* env override), or run ${MIGRATE}.`;
   return finding({
     id: `${when}.${p.id}`,
     object: p.object,
@@ -379,10 +389,44 @@ function rolloutFindings(live: Live): Finding[] {
       inventory: null,
       variable: "",
       severity: "warning",
-      why: `A calico_encap_migrate run that did not finish changed spec.updateStrategy.rollingUpdate.maxUnavailable (it keeps the value it found, ${was}, in this annotation): until it is put back, any change to the pod template restarts calico-node on every node at once.`,
+      why: `A calico_encap_migrate run that did not finish changed spec.updateStrategy.rollingUpdate.maxUnavailable (it keeps the value it found, ${was}, in this annotation): until it is put back, any change to the pod template restarts calico-node on every node at once. Kubespray's next run writes its template's maxUnavailable back but leaves this annotation.`,
       remedy: `Run ${MIGRATE} again with the same target: it puts maxUnavailable back to ${was} and removes the annotation as its last step.`,
     }),
   ];
+}
+
+const FELIX_FLAGS: { encap: Encapsulation; field: keyof FelixFlags; option: InventoryOption }[] = [
+  { encap: "ipip", field: "ipipEnabled", option: "ipip_mode" },
+  { encap: "vxlan", field: "vxlanEnabled", option: "vxlan_mode" },
+];
+
+/**
+ * What Kubespray's next run would change in FelixConfiguration default: it writes ipipEnabled and vxlanEnabled
+ * explicitly on every run (kubespray.ts), and a changed flag restarts Felix on every node at once (felix-restart.ts:
+ * Felix compares its resolved config, so a flag calico-node's env overrides changes nothing and is left out).
+ */
+function felixFindings(live: Live, desired: Desired): Finding[] {
+  const out: Finding[] = [];
+  for (const { encap, field, option } of FELIX_FLAGS) {
+    const has = live.felixDefault?.[field];
+    const writes = desired.felix[field];
+    if (has === writes || envFlag(live.nodeEnv, encap) !== undefined) continue;
+    const variable = kubesprayVariable(option);
+    out.push(
+      finding({
+        id: `felix.${field}`,
+        object: "FelixConfiguration/default",
+        field: `spec.${field}`,
+        live: has ?? null,
+        inventory: writes,
+        variable,
+        severity: "warning",
+        why: `Kubespray's Calico role writes ${field}: ${writes} on every run (${variable} ${writes ? "is not" : "is"} Never). Felix restarts on every node at once when it changes (the pools stay as they are; at such a restart the lab lost a few IPv6 probes and no IPv4).`,
+        remedy: `Nothing blocks the upgrade. To choose when Felix restarts, write it before the upgrade: calicoctl.sh patch felixconfiguration default -p '{"spec":{"${field}":${writes}}}'.`,
+      }),
+    );
+  }
+  return out;
 }
 
 /** Every finding, inventory errors first, then the datastore, the IP families, pools, backend, and the route requirements. */
@@ -396,10 +440,15 @@ export function compare(desired: Desired, live: Live): Finding[] {
   out.push(...rolloutFindings(live));
   const liveProblems = routeProblems(liveState(live));
   const seen = new Set(liveProblems.map((p) => `${p.id} ${p.object}`));
-  for (const p of liveProblems) out.push(problemFinding(p, "live", ""));
+  for (const p of liveProblems) out.push(problemFinding(p, "live", "", desired));
   for (const p of routeProblems(stateAfterInventory(live, desired))) {
     if (p.kind !== "outage" || seen.has(`${p.id} ${p.object}`)) continue;
-    out.push(problemFinding(p, "target", TARGET_VARIABLE[p.id] ?? ""));
+    seen.add(`${p.id} ${p.object}`);
+    out.push(problemFinding(p, "target", TARGET_VARIABLE[p.id] ?? "", desired));
   }
+  // A flag a route finding already names on FelixConfiguration default is said there once.
+  out.push(
+    ...felixFindings(live, desired).filter((f) => !seen.has(`${f.id} FelixConfiguration/default`)),
+  );
   return out;
 }

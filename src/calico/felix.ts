@@ -37,6 +37,12 @@ export function poolsUsing(pools: readonly Pool[], encap: Encapsulation): string
     .map((p) => p.name);
 }
 
+/** The flag as calico-node's env sets it (FELIX_IPINIPENABLED / FELIX_VXLANENABLED), over any FelixConfiguration. */
+export function envFlag(nodeEnv: NodeEnv | null, encap: Encapsulation): boolean | undefined {
+  const value = nodeEnv?.[FLAG[encap].env];
+  return typeof value === "string" ? parseFelixBool(value) : undefined;
+}
+
 /** Felix's effective flag on a node (nodeName undefined: a node without a node.* override). */
 export function effectiveFlag(
   inputs: FelixInputs,
@@ -44,10 +50,12 @@ export function effectiveFlag(
   nodeName?: string,
 ): EffectiveFlag {
   const { field, env, envName } = FLAG[encap];
-  const envValue = inputs.nodeEnv?.[env];
-  const fromEnv = typeof envValue === "string" ? parseFelixBool(envValue) : undefined;
+  const fromEnv = envFlag(inputs.nodeEnv, encap);
   if (fromEnv !== undefined)
-    return { enabled: fromEnv, source: `calico-node DaemonSet env ${envName}=${String(envValue)}` };
+    return {
+      enabled: fromEnv,
+      source: `calico-node DaemonSet env ${envName}=${String(inputs.nodeEnv?.[env])}`,
+    };
   if (nodeName !== undefined) {
     const fromNode = inputs.felixNodes[nodeName]?.[field];
     if (fromNode !== undefined)

@@ -2,7 +2,7 @@
 // becomes the pools and backend Kubespray would write. The option defaults live in schemas/ only.
 
 import optionsSchema from "../../schemas/calico_pool_check.options.json" with { type: "json" };
-import type { Backend, Desired, DesiredPool, EncapMode } from "./model.js";
+import type { Backend, Desired, DesiredPool, EncapMode, FelixFlags } from "./model.js";
 import type { Target } from "./observation.js";
 import { canonicalCidr } from "./cidr.js";
 import { tunnelPoolCidrProblem } from "./tunnel-pool.js";
@@ -65,7 +65,22 @@ export function desiredFromInventory(o: InventoryOptions): Desired {
       vxlanMode: o.vxlan_mode_ipv6,
       natOutgoing: o.nat_outgoing_ipv6,
     });
-  return { backend: o.network_backend, pools, datastore: o.datastore };
+  return {
+    backend: o.network_backend,
+    pools,
+    datastore: o.datastore,
+    felix: kubesprayFelixFlags(o),
+  };
+}
+
+/**
+ * The encapsulation flags Kubespray's Calico role writes to FelixConfiguration default on every run, explicit
+ * whatever the cluster holds, from the IPv4 modes alone (install.yml, "Configure calico FelixConfiguration" in
+ * v2.18, "Set kubespray FelixConfiguration" from v2.19 to v2.31: `ipipEnabled: calico_ipip_mode != 'Never'`,
+ * `vxlanEnabled: calico_vxlan_mode != 'Never'`, merged over the live object and applied with calicoctl).
+ */
+export function kubesprayFelixFlags(o: InventoryOptions): Required<FelixFlags> {
+  return { ipipEnabled: o.ipip_mode !== "Never", vxlanEnabled: o.vxlan_mode !== "Never" };
 }
 
 /** The options (by IP version) that hold each pool field, for findings and pin_vars. */

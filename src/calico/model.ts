@@ -104,6 +104,8 @@ export interface Desired {
   /** The IPv4 pool when ipv4_stack, then the IPv6 pool when ipv6_stack. */
   pools: DesiredPool[];
   datastore: "kdd" | "etcd";
+  /** The flags Kubespray's Calico role writes to FelixConfiguration default on every run (kubespray.ts). */
+  felix: Required<FelixFlags>;
 }
 
 export type Severity = "blocking" | "warning";

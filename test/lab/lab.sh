@@ -71,7 +71,10 @@ profile_vars() {
 	# A profile's own values first: `: ${X=v}` sets X only while it is unset, so whatever the
 	# caller exported wins, then the profile, then the Kubespray 2.18 base below.
 	case $p in
-	kubespray-2.18) ;;
+	# Calico as Kubespray v2.18.2's real role installs it, its defaults (IPIP Always, backend bird) in the
+	# inventory (kubespray_install); the variables below then feed only the hand-written seed, which stands in
+	# where the real calico-node does not run (LAB_DATAPLANE=0, a stand-in) or with LAB_KUBESPRAY_INSTALL= .
+	kubespray-2.18) : "${LAB_KUBESPRAY_INSTALL=v2.18.2}" ;;
 	crosssubnet) : "${POOL_IPIP_MODE=CrossSubnet}" ;;
 	kubespray-2.19 | dualstack)
 		: "${POOL_IPIP_MODE=Never}" "${POOL_VXLAN_MODE=Always}" "${POOL_BLOCKSIZE=26}" "${CALICO_BACKEND=vxlan}"
@@ -408,7 +411,14 @@ cmd_up() {
 	rm -rf "$LAB_STATE"
 	mkdir -p "$LAB_STATE"
 	trap 'rc=$?; if [ $rc -ne 0 ] && [ -z "${LAB_KEEP_FAILED:-}" ]; then log "up failed; stopping what started (LAB_KEEP_FAILED=1 keeps it)"; cmd_down >/dev/null 2>&1 || true; fi' EXIT
-	log "profile $LAB_PROFILE, $NODES nodes, state in $LAB_STATE"
+	# Kubespray's install needs the real calico-node (its role runs over SSH to node-1 and the lab kubelet runs its
+	# DaemonSet); until it runs, the lab is the uninstalled profile.
+	if [ -n "${LAB_KUBESPRAY_INSTALL:-}" ] && [ "$(calico_node_mode)" = real ]; then
+		CALICO_WITH_CALICO=no
+	else
+		LAB_KUBESPRAY_INSTALL=
+	fi
+	log "profile $LAB_PROFILE, $NODES nodes, state in $LAB_STATE${LAB_KUBESPRAY_INSTALL:+, Calico installed by the Calico role of Kubespray $LAB_KUBESPRAY_INSTALL}"
 	start_control_plane
 	write_layout
 	dataplane_up
@@ -429,6 +439,7 @@ cmd_up() {
 	none) ;;
 	*) die "LAB_CALICO_NODE must be real, standin or none" ;;
 	esac
+	[ -z "$LAB_KUBESPRAY_INSTALL" ] || kubespray_install
 	trap - EXIT
 	echo $((SECONDS - start)) >"$LAB_STATE/up-seconds"
 	log "up in $((SECONDS - start))s; source $LAB_STATE/env"
@@ -471,7 +482,7 @@ dataplane_status() {
 calico_node_mode() {
 	if [ -n "${LAB_CALICO_NODE:-}" ]; then echo "$LAB_CALICO_NODE"; return; fi
 	if [ "${LAB_STANDIN:-1}" = 0 ]; then echo none; return; fi
-	if [ "$LAB_PROFILE" = uninstalled ] && [ "${LAB_DATAPLANE:-1}" != 0 ]; then
+	if { [ "$LAB_PROFILE" = uninstalled ] || [ -n "${LAB_KUBESPRAY_INSTALL:-}" ]; } && [ "${LAB_DATAPLANE:-1}" != 0 ]; then
 		echo real
 	elif [ "${LAB_DATAPLANE:-1}" = 0 ] || [ "$LAB_PROFILE" = pre-3.23 ] || [ "$CALICO_WITH_CALICO" != yes ]; then
 		echo standin
@@ -504,6 +515,23 @@ kubelet_up() {
 	wait_for 30 "the lab kubelet's first status" kubelet_reported
 	# Without Calico (the uninstalled profile) there is nothing to wait for until Kubespray's role installs it.
 	[ "$CALICO_WITH_CALICO" = yes ] || return 0
+	wait_for "${LAB_READY_TIMEOUT:-180}" "calico-node ready on every data-plane node and the prober's pods networked" kubelet_ready
+}
+# Kubespray's real Calico role installs Calico (test/lab/kubespray-install.ts, from the tree of the release in
+# LAB_KUBESPRAY_INSTALL under KUBESPRAY_TREES, on the Ansible it pins); then calico-node starts as the lab kubelet
+# runs the DaemonSet the role wrote. Ansible's output: log/kubespray-install.log.
+kubespray_install() {
+	local main=$REPO_DIR/dist/test/lab/kubespray-install.js t=$SECONDS
+	[ -f "$main" ] || die "$main missing: build first (npx tsc -p .)"
+	if ! LAB_STATE=$LAB_STATE node "$main" "$LAB_KUBESPRAY_INSTALL" >"$LOGS/kubespray-install.log" 2>&1; then
+		{
+			log "error: Kubespray $LAB_KUBESPRAY_INSTALL's Calico role failed; the end of $LOGS/kubespray-install.log:"
+			tail -n 15 "$LOGS/kubespray-install.log"
+		} >&2
+		exit 1
+	fi
+	log "Kubespray $LAB_KUBESPRAY_INSTALL's Calico role installed Calico in $((SECONDS - t))s"
+	CALICO_WITH_CALICO=yes
 	wait_for "${LAB_READY_TIMEOUT:-180}" "calico-node ready on every data-plane node and the prober's pods networked" kubelet_ready
 }
 # The kubelet's first status file; a kubelet that exited (the apiserver refused its token, say) ends the wait at

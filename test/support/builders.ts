@@ -40,7 +40,8 @@ export function live218(overrides: Partial<Live> = {}): Live {
     client: "calicoctl",
     calicoVersion: "v3.32.1",
     pools: [pool()],
-    felixDefault: { ipipEnabled: true },
+    // As Kubespray v2.18.2's role writes it: both flags explicit (test/lab/README.md, the kubespray-2.18 profile).
+    felixDefault: { ipipEnabled: true, vxlanEnabled: false },
     felixNodes: {},
     configMapBackend: "bird",
     configMapEtcdEndpoints: null,

@@ -77,6 +77,76 @@ describe("calico_pool_check fields beyond the modes", () => {
     );
   });
 
+  describe("what Kubespray's next run would still change in FelixConfiguration default", () => {
+    it("warns, without failing, when a flag is unset: Kubespray writes it explicitly, and Felix restarts", () => {
+      const r = checkPools(inventory(PINNED_218), live218({ felixDefault: { ipipEnabled: true } }));
+      expect(r.failed).to.equal(false);
+      expect(find(r, "felix.vxlanEnabled")).to.deep.include({
+        object: "FelixConfiguration/default",
+        field: "spec.vxlanEnabled",
+        live: null,
+        inventory: false,
+        variable: "calico_vxlan_mode",
+        severity: "warning",
+      });
+      expect(find(r, "felix.vxlanEnabled")?.why).to.include("Felix restarts on every node at once");
+      expect(find(r, "felix.vxlanEnabled")?.remedy).to.include(
+        `calicoctl.sh patch felixconfiguration default -p '{"spec":{"vxlanEnabled":false}}'`,
+      );
+      expect(find(r, "felix.ipipEnabled"), "ipipEnabled is as Kubespray writes it").to.equal(
+        undefined,
+      );
+    });
+    it("an explicit flag left on after the pools left IP-in-IP is said once, with what Kubespray writes", () => {
+      const r = checkPools(
+        inventory({ ipip_mode: "Never", vxlan_mode: "Always", network_backend: "vxlan" }),
+        live218({
+          pools: [pool({ ipipMode: "Never", vxlanMode: "Always" })],
+          felixDefault: { ipipEnabled: true, vxlanEnabled: true },
+          configMapBackend: "vxlan",
+        }),
+      );
+      expect(find(r, "live.felix.ipipEnabled")?.remedy).to.include(
+        "Kubespray's next run writes ipipEnabled: false (calico_ipip_mode is Never), which ends it and restarts Felix",
+      );
+      expect(find(r, "felix.ipipEnabled"), "not a second time").to.equal(undefined);
+      expect(find(r, "felix.vxlanEnabled")).to.equal(undefined);
+    });
+    it("warns when an explicit flag differs from what Kubespray writes", () => {
+      const r = checkPools(
+        inventory(PINNED_218),
+        live218({ felixDefault: { ipipEnabled: true, vxlanEnabled: true } }),
+      );
+      expect(find(r, "live.felix.vxlanEnabled")?.remedy).to.include("writes vxlanEnabled: false");
+      const unset = checkPools(
+        inventory({ ...PINNED_218, vxlan_mode: "Never" }),
+        live218({ felixDefault: { vxlanEnabled: false } }),
+      );
+      expect(find(unset, "felix.ipipEnabled")).to.deep.include({ live: null, inventory: true });
+    });
+    it("says nothing of a flag calico-node's env sets: Felix's resolved value does not change", () => {
+      const r = checkPools(
+        inventory(PINNED_218),
+        live218({
+          felixDefault: { ipipEnabled: true },
+          nodeEnv: {
+            backendFromConfigMap: true,
+            datastoreType: "kubernetes",
+            vxlanEnabled: "false",
+          },
+        }),
+      );
+      expect(find(r, "felix.vxlanEnabled")).to.equal(undefined);
+    });
+    it("says nothing on a cluster as Kubespray v2.18.2 installed it, checked with its variables", () => {
+      expect(
+        checkPools(inventory(PINNED_218), live218()).findings.filter((f) =>
+          f.id.startsWith("felix."),
+        ),
+      ).to.deep.equal([]);
+    });
+  });
+
   it("compares the IPv6 pool when ipv6_stack is on", () => {
     const live = live218({
       pools: [pool(), V6_POOL_UNENCAPSULATED],

@@ -46,7 +46,7 @@ describe("observing the cluster", () => {
       configMapBackend: "bird",
     });
     expect(live.pools).to.deep.equal(cluster.pools);
-    expect(live.felixDefault).to.deep.equal({ ipipEnabled: true });
+    expect(live.felixDefault).to.deep.equal({ ipipEnabled: true, vxlanEnabled: false });
     expect(live.felixNodes).to.deep.equal({ "node-2": { vxlanEnabled: true } });
     expect(live.nodeEnv).to.deep.equal({ backendFromConfigMap: true, ipipEnabled: "true" });
     expect(calls(tools.log)).to.have.length(4);
