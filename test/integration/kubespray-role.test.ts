@@ -12,6 +12,8 @@
 //   calico-config, and no probe lost.
 
 import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Lab } from "../support/lab.js";
 import {
   calicoctl,
@@ -26,6 +28,13 @@ import {
   waitUntil,
 } from "../support/lab.js";
 import { runKubespray, type KubesprayRelease } from "../support/kubespray.js";
+import { TIER } from "../support/tier.js";
+import {
+  installedObjects,
+  readRecord,
+  recordPath,
+  type InstallRecord,
+} from "../lab/kubespray-record.js";
 
 const BLOCKED = "spec.ipipMode: cluster has Always, inventory (calico_ipip_mode) says Never";
 /** The inventory of a user who kept IP-in-IP and BIRD (the check's pin_vars on a v2.18 cluster). */
@@ -62,23 +71,23 @@ async function controllerRevisions(lab: Lab): Promise<string[]> {
 /**
  * The lab with Calico as a Kubespray release's real role installs it (lab.sh up runs it: the kubespray-2.18 profile
  * is v2.18.2's install with its defaults, the uninstalled profile with LAB_KUBESPRAY_INSTALL any release's), every
- * calico-node Ready with BIRD, the prober running and lossless.
+ * calico-node Ready (with BIRD for backend bird), the prober running and lossless.
  */
 async function installedBy(release: KubesprayRelease, vars: Record<string, unknown>): Promise<Lab> {
+  // Kubespray's role runs for real here (no record replayed), and its writes become the record later labs start from.
   const lab =
     release === "v2.18.2" && Object.keys(vars).length === 0
-      ? await labUp("kubespray-2.18")
+      ? await labUp("kubespray-2.18", 3, undefined, { LAB_KUBESPRAY_REPLAY: "0" })
       : await labUp("uninstalled", 3, undefined, {
           LAB_KUBESPRAY_INSTALL: release,
           LAB_KUBESPRAY_VARS: JSON.stringify(vars),
+          LAB_KUBESPRAY_REPLAY: "0",
         });
+  const bird = release === "v2.18.2" || vars.calico_network_backend === "bird";
   expect(
     nodesStatus(lab).summary,
-    `BIRD on every node, as Kubespray ${release} installed it`,
-  ).to.include({
-    podsReady: 3,
-    birdRunning: 3,
-  });
+    `calico-node Ready${bird ? " with BIRD" : ", no BIRD"} on every node, as Kubespray ${release} installed it`,
+  ).to.include({ podsReady: 3, birdRunning: bird ? 3 : 0 });
   await startProber(lab);
   await resetProber(lab);
   await new Promise((r) => setTimeout(r, 2000));
@@ -88,13 +97,92 @@ async function installedBy(release: KubesprayRelease, vars: Record<string, unkno
   return lab;
 }
 
+/**
+ * The negative control: a release's role with its defaults (VXLAN, backend vxlan) on an IPIP/bird cluster switches
+ * the pool in place, switches calico-config to vxlan and rolls calico-node; the prober measures the outage, and the
+ * cluster ends on a working VXLAN data plane.
+ */
+async function negativeControl(
+  lab: Lab,
+  release: KubesprayRelease,
+  installed: string,
+): Promise<void> {
+  const uids = await podUids(lab);
+  await resetProber(lab);
+  const r = await runKubespray(lab, { release });
+  expect(r.exitCode, r.output).to.equal(0);
+  await waitUntil(
+    "calico-node rolled with backend vxlan",
+    () => {
+      const s = nodesStatus(lab).summary;
+      return s.podsReady === 3 && s.birdRunning === 0 && s.vxlanTunnelAddrs === 3;
+    },
+    180000,
+  );
+  const during = await readProber(lab);
+  const pool = JSON.parse(await calicoctl(lab, "get", "ippool", "default-pool", "-o", "json")) as {
+    spec: { ipipMode: string; vxlanMode: string };
+  };
+  expect(pool.spec, "Kubespray merged its defaults into the live pool").to.include({
+    ipipMode: "Never",
+    vxlanMode: "Always",
+  });
+  const backend = await kubectl(
+    lab,
+    "-n",
+    "kube-system",
+    "get",
+    "configmap",
+    "calico-config",
+    "-o",
+    "jsonpath={.data.calico_backend}",
+  );
+  expect(backend).to.equal("vxlan");
+  const rolled = await podUids(lab);
+  expect(
+    rolled.filter((u) => uids.includes(u)),
+    "every calico-node pod replaced",
+  ).to.deep.equal([]);
+  console.log(
+    `      Kubespray ${release}'s role with its defaults on ${installed}'s IPIP/bird cluster: ${during.lost} of ${during.sent} probes lost, ` +
+      `longest gap ${during.longest_gap_ms} ms`,
+  );
+  expect(during.lost, "probes lost while Kubespray's role ran").to.be.greaterThan(0);
+  expect(during.longest_gap_ms, "an outage, not jitter").to.be.greaterThan(1000);
+  // It ends on a working VXLAN data plane: the breakage is the outage on the way.
+  await resetProber(lab);
+  await new Promise((r) => setTimeout(r, 3000));
+  const settled = await readProber(lab);
+  expect(settled.lost, "no loss once calico-node runs on VXLAN").to.equal(0);
+  expect(settled.sent).to.be.greaterThan(500);
+}
+
+/** Objects compared across runs: calicoctl's creation time inside projectcalico.org/metadata left out. */
+function comparable(objects: InstallRecord["objects"]): unknown[] {
+  return JSON.parse(
+    JSON.stringify(objects).replace(/\\"creationTimestamp\\":\\"[^\\]*\\",?/g, ""),
+  ) as unknown[];
+}
+
 describe("Kubespray v2.18.2 installs IPIP/bird; v2.19.1's real role with its defaults upgrades it", function () {
   this.timeout(900000);
   let lab: Lab;
+  let earlier: InstallRecord | null = null;
   before(async () => {
+    earlier = readRecord(recordPath("v2.18.2", {}));
     lab = await installedBy("v2.18.2", {});
   });
   after(labDown);
+
+  it("v2.18.2's role wrote what its run recorded earlier wrote (the record the kubespray-2.18 lab starts from)", async function () {
+    const now = await installedObjects(lab);
+    expect(now.length, "objects written").to.be.at.least(9);
+    if (!earlier) {
+      console.log("      no earlier record of v2.18.2's install on this machine: this run made it");
+      this.skip();
+    }
+    expect(comparable(now)).to.deep.equal(comparable(earlier.objects));
+  });
 
   it("v2.18.2's role installed the pool with IPIP Always and calico-config with bird", async () => {
     const pool = JSON.parse(
@@ -124,85 +212,69 @@ describe("Kubespray v2.18.2 installs IPIP/bird; v2.19.1's real role with its def
   });
 
   it("without it, the same role switches the pool in place and rolls calico-node: the negative control", async () => {
-    const uids = await podUids(lab);
-    await resetProber(lab);
-    const r = await runKubespray(lab, { release: "v2.19.1" });
-    expect(r.exitCode, r.output).to.equal(0);
-    await waitUntil(
-      "calico-node rolled with backend vxlan",
-      () => {
-        const s = nodesStatus(lab).summary;
-        return s.podsReady === 3 && s.birdRunning === 0 && s.vxlanTunnelAddrs === 3;
-      },
-      180000,
-    );
-    const during = await readProber(lab);
-    const pool = JSON.parse(
-      await calicoctl(lab, "get", "ippool", "default-pool", "-o", "json"),
-    ) as {
-      spec: { ipipMode: string; vxlanMode: string };
-    };
-    expect(pool.spec, "Kubespray merged its defaults into the live pool").to.include({
-      ipipMode: "Never",
-      vxlanMode: "Always",
-    });
-    const backend = await kubectl(
-      lab,
-      "-n",
-      "kube-system",
-      "get",
-      "configmap",
-      "calico-config",
-      "-o",
-      "jsonpath={.data.calico_backend}",
-    );
-    expect(backend).to.equal("vxlan");
-    const rolled = await podUids(lab);
-    expect(
-      rolled.filter((u) => uids.includes(u)),
-      "every calico-node pod replaced",
-    ).to.deep.equal([]);
-    console.log(
-      `      Kubespray v2.19.1's role on v2.18.2's IPIP/bird cluster: ${during.lost} of ${during.sent} probes lost, ` +
-        `longest gap ${during.longest_gap_ms} ms`,
-    );
-    expect(during.lost, "probes lost while Kubespray's role ran").to.be.greaterThan(0);
-    expect(during.longest_gap_ms, "an outage, not jitter").to.be.greaterThan(1000);
-    // It ends on a working VXLAN data plane: the breakage is the outage on the way.
-    await resetProber(lab);
-    await new Promise((r) => setTimeout(r, 3000));
-    const settled = await readProber(lab);
-    expect(settled.lost, "no loss once calico-node runs on VXLAN").to.equal(0);
-    expect(settled.sent).to.be.greaterThan(500);
+    await negativeControl(lab, "v2.19.1", "v2.18.2");
   });
 });
 
-for (const release of ["v2.19.1", "v2.31.0"] as const)
-  describe(`Kubespray ${release}'s next run after the migration to its defaults changes nothing`, function () {
+/** A cluster a release installed with one inventory, migrated to another, then that release's role with the other. */
+interface NextRun {
+  release: KubesprayRelease;
+  from: Record<string, unknown>;
+  to: Record<string, unknown>;
+  toName: string;
+}
+const DEFAULTS: Record<string, unknown> = {};
+/** The way there (IPIP pinned -> the release's defaults) for v2.19.1 and v2.31.0; the full tier adds v2.28.1, v2.30.0 and the way back. */
+const NEXT_RUNS: NextRun[] = [
+  ...(["v2.19.1", "v2.31.0"] as const).map((release) => ({
+    release,
+    from: IPIP_PINNED,
+    to: DEFAULTS,
+    toName: "its defaults",
+  })),
+  ...(TIER === "full"
+    ? [
+        ...(["v2.28.1", "v2.30.0"] as const).map((release) => ({
+          release,
+          from: IPIP_PINNED,
+          to: DEFAULTS,
+          toName: "its defaults",
+        })),
+        { release: "v2.31.0" as const, from: DEFAULTS, to: IPIP_PINNED, toName: "IPIP pinned" },
+      ]
+    : []),
+];
+
+for (const { release, from, to, toName } of NEXT_RUNS)
+  describe(`Kubespray ${release}'s next run after the migration to ${toName} changes nothing`, function () {
     this.timeout(900000);
     let lab: Lab;
     before(async () => {
-      lab = await installedBy(release, IPIP_PINNED);
+      lab = await installedBy(release, from);
     });
     after(labDown);
 
-    it(`calico_encap migrates the cluster ${release} installed with IPIP pinned to ${release}'s defaults`, async () => {
+    it(`calico_encap migrates the cluster ${release} installed to ${toName}`, async () => {
       const r = await runKubespray(lab, {
         release,
-        vars: { calico_encap_wait_sleep: 1 },
+        vars: { ...to, calico_encap_wait_sleep: 1 },
         plays: ["migrate"],
       });
       expect(r.exitCode, r.output).to.equal(0);
       expect(r.output).to.match(/"msg": "Migrated in \d+ step\(s\): /);
-      expect(nodesStatus(lab).summary).to.include({ birdRunning: 0, vxlanTunnelAddrs: 3 });
+      expect(nodesStatus(lab).summary).to.include(
+        to.calico_network_backend === "bird"
+          ? { birdRunning: 3, ipipTunnelAddrs: 3 }
+          : { birdRunning: 0, vxlanTunnelAddrs: 3 },
+      );
     });
 
-    it(`${release}'s role with its defaults then changes nothing and loses nothing`, async () => {
+    it(`${release}'s role with ${toName} then changes nothing and loses nothing`, async () => {
       const before = await everyResourceVersion(lab);
       const uids = await podUids(lab);
       const revisions = await controllerRevisions(lab);
       await resetProber(lab);
-      const r = await runKubespray(lab, { release });
+      const r = await runKubespray(lab, { release, vars: to });
       expect(r.exitCode, r.output).to.equal(0);
       // Long enough for a roll to start: kube-controller-manager acts on a new template within a second.
       await new Promise((r) => setTimeout(r, 5000));
@@ -227,3 +299,43 @@ for (const release of ["v2.19.1", "v2.31.0"] as const)
       expect(figures.sent).to.be.greaterThan(1000);
     });
   });
+
+if (TIER === "full")
+  describe("Kubespray v2.31.0 installs IPIP/bird (pinned); its role with its defaults upgrades it", function () {
+    this.timeout(900000);
+    let lab: Lab;
+    before(async () => {
+      lab = await installedBy("v2.31.0", IPIP_PINNED);
+    });
+    after(labDown);
+
+    it("switches the pool in place and rolls calico-node: the negative control", async () => {
+      await negativeControl(lab, "v2.31.0", "v2.31.0");
+    });
+  });
+
+describe("a kubespray-2.18 lab started from the record holds what v2.18.2's role wrote", function () {
+  this.timeout(600000);
+  after(labDown);
+
+  it("the same objects, every calico-node Ready with BIRD, and no probe lost", async () => {
+    const lab = await labUp("kubespray-2.18");
+    const record = readRecord(recordPath("v2.18.2", {}));
+    expect(record, "the record v2.18.2's real run above wrote").to.not.equal(null);
+    expect(readFileSync(join(lab.state, "log", "kubespray-install.log"), "utf8")).to.match(
+      /^replayed /m,
+    );
+    expect(await installedObjects(lab)).to.deep.equal(record?.objects);
+    expect(nodesStatus(lab).summary).to.include({
+      podsReady: 3,
+      birdRunning: 3,
+      ipipTunnelAddrs: 3,
+    });
+    await startProber(lab);
+    await resetProber(lab);
+    await new Promise((r) => setTimeout(r, 2000));
+    const steady = await readProber(lab);
+    expect(steady.lost).to.equal(0);
+    expect(steady.sent).to.be.greaterThan(500);
+  });
+});

@@ -518,8 +518,9 @@ kubelet_up() {
 	wait_for "${LAB_READY_TIMEOUT:-180}" "calico-node ready on every data-plane node and the prober's pods networked" kubelet_ready
 }
 # Kubespray's real Calico role installs Calico (test/lab/kubespray-install.ts, from the tree of the release in
-# LAB_KUBESPRAY_INSTALL under KUBESPRAY_TREES, on the Ansible it pins); then calico-node starts as the lab kubelet
-# runs the DaemonSet the role wrote. Ansible's output: log/kubespray-install.log.
+# LAB_KUBESPRAY_INSTALL under KUBESPRAY_TREES, on the Ansible it pins; later starts create the objects its first run
+# recorded, LAB_KUBESPRAY_REPLAY=0 runs it again); then calico-node starts as the lab kubelet runs the DaemonSet the
+# role wrote. Ansible's output: log/kubespray-install.log.
 kubespray_install() {
 	local main=$REPO_DIR/dist/test/lab/kubespray-install.js t=$SECONDS
 	[ -f "$main" ] || die "$main missing: build first (npx tsc -p .)"
@@ -530,7 +531,7 @@ kubespray_install() {
 		} >&2
 		exit 1
 	fi
-	log "Kubespray $LAB_KUBESPRAY_INSTALL's Calico role installed Calico in $((SECONDS - t))s"
+	log "$(tail -n 1 "$LOGS/kubespray-install.log") ($((SECONDS - t))s)"
 	CALICO_WITH_CALICO=yes
 	wait_for "${LAB_READY_TIMEOUT:-180}" "calico-node ready on every data-plane node and the prober's pods networked" kubelet_ready
 }

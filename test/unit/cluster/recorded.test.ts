@@ -63,7 +63,7 @@ describe("recorded lab output", () => {
       expect(essentials(viaKubectl)).to.deep.equal(essentials(viaCalicoctl));
     });
 
-  it("kubespray-2.18: IPIP Always, blockSize 24, backend bird, Felix ipipEnabled explicit", async () => {
+  it("kubespray-2.18 (Kubespray v2.18.2's install): IPIP Always, blockSize 24, backend bird, both Felix flags explicit", async () => {
     const live = await read("kubespray-2.18", "calicoctl");
     expect(live.pools).to.have.length(1);
     expect(live.pools[0]).to.deep.include({
@@ -74,7 +74,7 @@ describe("recorded lab output", () => {
       vxlanMode: "Never",
       natOutgoing: true,
     });
-    expect(live.felixDefault).to.deep.equal({ ipipEnabled: true });
+    expect(live.felixDefault).to.deep.equal({ ipipEnabled: true, vxlanEnabled: false });
     expect(live.configMapBackend).to.equal("bird");
     expect(live.nodeEnv?.backendFromConfigMap).to.equal(true);
     expect(checkPools(inventory(PINNED_218), live).failed).to.equal(false);
