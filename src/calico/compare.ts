@@ -422,7 +422,7 @@ function felixFindings(live: Live, desired: Desired): Finding[] {
         variable,
         severity: "warning",
         why: `Kubespray's Calico role writes ${field}: ${writes} on every run (${variable} ${writes ? "is not" : "is"} Never). Felix restarts on every node at once when it changes (the pools stay as they are; at such a restart the lab lost a few IPv6 probes and no IPv4).`,
-        remedy: `Nothing blocks the upgrade. To choose when Felix restarts, write it before the upgrade: calicoctl.sh patch felixconfiguration default -p '{"spec":{"${field}":${writes}}}'.`,
+        remedy: `This alone does not block the upgrade. To choose when Felix restarts, write it before the upgrade: calicoctl.sh patch felixconfiguration default -p '{"spec":{"${field}":${writes}}}'.`,
       }),
     );
   }
