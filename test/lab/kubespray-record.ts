@@ -159,9 +159,16 @@ export async function replay(lab: Lab, record: InstallRecord): Promise<void> {
   if (!existsSync(crds)) throw new Error(`Calico CRDs not found in ${crds}`);
   await kubectl(lab, ["create", "-f", crds]);
   await kubectl(lab, ["wait", "--for", "condition=established", "--timeout=60s", "-f", crds]);
-  await kubectl(
-    lab,
-    ["create", "-f", "-"],
-    JSON.stringify({ apiVersion: "v1", kind: "List", items: record.objects }),
-  );
+  // Through the API itself: `kubectl create` would rewrite an object's last-applied-configuration annotation from
+  // the object (it updates one that exists), and that annotation is part of what Kubespray left.
+  for (const o of record.objects)
+    await kubectl(lab, ["create", "--raw", collectionPath(o), "-f", "-"], JSON.stringify(o));
+}
+
+/** The API path that creates an object: /api/v1 or /apis/<group>/<version>, its namespace, its resource. */
+export function collectionPath(o: Obj): string {
+  if (/y$|s$/.test(o.kind)) throw new Error(`no plural known for kind ${o.kind}`);
+  const base = o.apiVersion.includes("/") ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion}`;
+  const ns = o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : "";
+  return `${base}${ns}/${o.kind.toLowerCase()}s`;
 }
