@@ -202,7 +202,7 @@ test-tier:
 test-times:
 	@bash test/times.sh
 
-# The demo: ansible/playbooks run by ansible-playbook over SSH against a lab seeded as Kubespray 2.18 left it:
+# The demo: ansible/playbooks run by ansible-playbook over SSH against a lab Kubespray v2.18.2's own role installed:
 # preflight with the Kubespray 2.19 defaults (blocked), migrate to VXLAN with the prober running, preflight (passes).
 demo: setup lab-build
 	bash test/lab/demo.sh

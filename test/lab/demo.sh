@@ -2,7 +2,7 @@
 # make demo: the 2022 upgrade caught before it breaks anything, then the migration that makes it safe, on the lab,
 # with the real playbooks (ansible/playbooks) run by ansible-playbook against the lab's inventory over SSH, as
 # against a Kubespray inventory:
-#   1. start the lab as a cluster Kubespray 2.18 installed (IPIP Always, backend bird), with the prober
+#   1. start the lab as Kubespray v2.18.2's own Calico role installs it (IPIP Always, backend bird), with the prober
 #   2. preflight.yml with Kubespray 2.19's defaults: blocked, field by field, with the remedy
 #   3. migrate.yml to Kubespray 2.19's encapsulation (VXLAN, backend vxlan) with its progress (-v), every node's VTEP
 #      first allocated from a Tunnel-only pool (calico_encap_tunnel_pool_cidr), while the prober measures packet
@@ -55,7 +55,7 @@ playbook() {
 	return "$rc"
 }
 
-say "1. Starting the lab as Kubespray 2.18 left it (IPIP Always, backend bird, Felix ipipEnabled: true)"
+say "1. Starting the lab as Kubespray v2.18.2's Calico role installs it (IPIP Always, backend bird, Felix ipipEnabled: true, vxlanEnabled: false)"
 PROFILE=kubespray-2.18 NODES=3 bash test/lab/lab.sh up
 for _ in $(seq 1 120); do
 	[ "$(jq -r '.summary.podsReady' "$state/kubelet/status.json" 2>/dev/null)" = 3 ] && break
