@@ -249,7 +249,15 @@ export async function runKubespray(lab: Lab, run: KubesprayRun): Promise<Playboo
     {
       reject: false,
       cwd: dir,
-      env: ansibleEnv({ ANSIBLE_CONFIG: join(dir, "ansible.cfg") }, bin),
+      // Only this run's Ansible settings: a caller's ANSIBLE_* (Molecule's ANSIBLE_ROLES_PATH and ANSIBLE_LIBRARY,
+      // when a scenario starts the lab) would override the ansible.cfg that lists Kubespray's tree.
+      env: {
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(([k]) => !k.startsWith("ANSIBLE_")),
+        ),
+        ...ansibleEnv({ ANSIBLE_CONFIG: join(dir, "ansible.cfg") }, bin),
+      },
+      extendEnv: false,
       all: true,
     },
   );
