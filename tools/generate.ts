@@ -5,7 +5,7 @@
  * src/protocol/json-schema.ts): x-ansible (the module's DOCUMENTATION), x-ansible-aliases, x-ansible-no-log,
  * x-ansible-returned, x-ansible-sample, x-kubespray-variable (the Kubespray variable an option takes) and
  * x-kubespray-fallback (where Kubespray takes the value from when that variable is undefined: a template,
- * "{kube_pods_subnet}" or "{bin_dir}/calicoctl.sh"; src/calico/kubespray-fallback.ts). The human front's --vars
+ * "{kube_pods_subnet}" or "{bin_dir}/calicoctl.sh"; src/calico/shared/kubespray-fallback.ts). The human front's --vars
  * and the calico_encap role's vars/main.yml follow both (test/unit/ansible/role.test.ts checks the role).
  * Run from the built tree: `node dist/tools/generate.js [--check]`.
  * --check writes nothing and exits 1 listing the stale files.

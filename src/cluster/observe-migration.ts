@@ -4,7 +4,7 @@
 // (through calicoctl also the Kubernetes Nodes, to tell which Calico nodes calico-node runs on), and the
 // calico-node pods; all in one batch (one round trip to the target through the bridge).
 
-import type { ClusterObservation } from "../calico/observation.js";
+import type { ClusterObservation } from "../calico/shared/observation.js";
 import { decodeKind, items } from "./decode.js";
 import { DatastoreError } from "./errors.js";
 import type { ObserveOptions } from "./observe.js";

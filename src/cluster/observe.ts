@@ -1,6 +1,6 @@
 // Observing the live cluster: choose calicoctl or kubectl, read everything once, and build Live.
 
-import type { Live } from "../calico/model.js";
+import type { Live } from "../calico/shared/model.js";
 import type { Json } from "./decode.js";
 import { DatastoreError } from "./errors.js";
 import { heldMaxUnavailableOf } from "./parse-migration.js";

@@ -2,10 +2,10 @@
 // calicoctl (projectcalico.org/v3, defaults filled in) or read by kubectl from crd.projectcalico.org/v1
 // (stored without defaults, possibly with the legacy ipip / nat-outgoing fields). Pure.
 
-import type { EncapMode, FelixFlags, Pool } from "../calico/model.js";
-import { ENCAP_MODES } from "../calico/model.js";
-import { ipVersionOf } from "../calico/cidr.js";
-import { BLOCK_SIZE_RANGE } from "../calico/rules.js";
+import type { EncapMode, FelixFlags, Pool } from "../calico/shared/model.js";
+import { ENCAP_MODES } from "../calico/shared/model.js";
+import { ipVersionOf } from "../calico/shared/cidr.js";
+import { BLOCK_SIZE_RANGE } from "../calico/shared/rules.js";
 import type { Json } from "./decode.js";
 import { bool, field, str } from "./decode.js";
 

@@ -1,7 +1,7 @@
 // Kubernetes objects into the model: ConfigMap kube-system/calico-config and the calico-node DaemonSet. Pure.
 
-import { LAST_APPLIED } from "../calico/kubespray-apply.js";
-import type { KubesprayApplied, NodeEnv } from "../calico/model.js";
+import { LAST_APPLIED } from "../calico/shared/kubespray-apply.js";
+import type { KubesprayApplied, NodeEnv } from "../calico/shared/model.js";
 import type { Json } from "./decode.js";
 import { field, isObject, str } from "./decode.js";
 

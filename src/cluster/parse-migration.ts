@@ -1,7 +1,7 @@
 // Nodes, calico-node pods and the calico-node DaemonSet into what the migration waits on. Pure.
 
-import { isAddress, parseCidr } from "../calico/cidr.js";
-import type { Backend } from "../calico/model.js";
+import { isAddress, parseCidr } from "../calico/shared/cidr.js";
+import type { Backend } from "../calico/shared/model.js";
 import type {
   KubeNode,
   NodeObservation,
@@ -10,9 +10,9 @@ import type {
   RolloutObservation,
   Toleration,
   TunnelKind,
-} from "../calico/observation.js";
-import type { MaxUnavailable } from "../calico/rollout.js";
-import { HELD_MAX_UNAVAILABLE, parseHeld } from "../calico/rollout.js";
+} from "../calico/shared/observation.js";
+import type { MaxUnavailable } from "../calico/shared/model.js";
+import { HELD_MAX_UNAVAILABLE, parseHeld } from "../calico/shared/rollout.js";
 import type { Json } from "./decode.js";
 import { field, isObject, str } from "./decode.js";
 

@@ -1,7 +1,7 @@
 // Calico's objects through calicoctl (or Kubespray's calicoctl.sh, which sets the datastore itself):
 // one process per kind, whatever the number of nodes.
 
-import type { FelixFlags, Pool } from "../calico/model.js";
+import type { FelixFlags, Pool } from "../calico/shared/model.js";
 import { decodeKind, items } from "./decode.js";
 import { DatastoreError } from "./errors.js";
 import { calicoVersionOf, parsePool, splitFelix } from "./parse-calico.js";

@@ -12,12 +12,16 @@ import {
   livenessCommand,
   readinessCommand,
   vxlanEnv,
-} from "../calico/kubespray-apply.js";
-import type { Backend, KubesprayApplied } from "../calico/model.js";
-import type { Write } from "../calico/plan.js";
+} from "../calico/shared/kubespray-apply.js";
+import type { Backend, KubesprayApplied } from "../calico/shared/model.js";
+import type { Write } from "../calico/plan/plan.js";
 import { kubectlBase } from "./read-kubectl.js";
-import { tunnelPoolManifest } from "../calico/tunnel-pool.js";
-import { CALICO_NODE_DAEMONSET, HELD_MAX_UNAVAILABLE, heldValue } from "../calico/rollout.js";
+import { tunnelPoolManifest } from "../calico/shared/tunnel-pool.js";
+import {
+  CALICO_NODE_DAEMONSET,
+  HELD_MAX_UNAVAILABLE,
+  heldValue,
+} from "../calico/shared/rollout.js";
 
 export interface WriteContext {
   client: "calicoctl" | "kubectl";

@@ -7,7 +7,7 @@
  */
 
 /**
- * Options of calico_encap_migrate: the target encapsulation, named after Kubespray's variables. x-kubespray-variable names an option's Kubespray variable; x-kubespray-fallback, where Kubespray takes the value from when that variable is undefined, as a template over its variables: "{kube_pods_subnet}" or "{bin_dir}/calicoctl.sh" (src/calico/kubespray-fallback.ts). When the fallback's variables are undefined too, the default applies.
+ * Options of calico_encap_migrate: the target encapsulation, named after Kubespray's variables. x-kubespray-variable names an option's Kubespray variable; x-kubespray-fallback, where Kubespray takes the value from when that variable is undefined, as a template over its variables: "{kube_pods_subnet}" or "{bin_dir}/calicoctl.sh" (src/calico/shared/kubespray-fallback.ts). When the fallback's variables are undefined too, the default applies.
  */
 export interface CalicoEncapMigrateOptions {
   /**

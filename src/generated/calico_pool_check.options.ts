@@ -7,7 +7,7 @@
  */
 
 /**
- * Options of calico_pool_check. Each option is named after the Kubespray variable it takes (calico_ prefix dropped) and defaults to Kubespray's current default. x-kubespray-variable names an option's Kubespray variable; x-kubespray-fallback, where Kubespray takes the value from when that variable is undefined, as a template over its variables: "{kube_pods_subnet}" or "{bin_dir}/calicoctl.sh" (src/calico/kubespray-fallback.ts). When the fallback's variables are undefined too, the default applies.
+ * Options of calico_pool_check. Each option is named after the Kubespray variable it takes (calico_ prefix dropped) and defaults to Kubespray's current default. x-kubespray-variable names an option's Kubespray variable; x-kubespray-fallback, where Kubespray takes the value from when that variable is undefined, as a template over its variables: "{kube_pods_subnet}" or "{bin_dir}/calicoctl.sh" (src/calico/shared/kubespray-fallback.ts). When the fallback's variables are undefined too, the default applies.
  */
 export interface CalicoPoolCheckOptions {
   /**

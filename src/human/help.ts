@@ -1,7 +1,7 @@
 // `calico-encap check|migrate --help`, written from the module's options schema: its short
 // description, each option's description, default and Kubespray variable. Pure.
 
-import { bareFallback } from "../calico/kubespray-fallback.js";
+import { bareFallback } from "../calico/shared/kubespray-fallback.js";
 import type { JsonSchemaObject } from "../protocol/json-schema.js";
 import type { HumanMode, OptionFlag } from "./flags.js";
 import { FRONT_FLAGS, MODULE_OF, valueText } from "./flags.js";

@@ -5,7 +5,7 @@
 
 import { readFile } from "node:fs/promises";
 import { parse } from "yaml";
-import { bareFallback, parseFallback } from "../calico/kubespray-fallback.js";
+import { bareFallback, parseFallback } from "../calico/shared/kubespray-fallback.js";
 import type { OptionFlag } from "./flags.js";
 import type { Given } from "./parse.js";
 

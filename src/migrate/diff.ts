@@ -1,10 +1,10 @@
 // Ansible's diff for calico_encap_migrate: before and after of every object the plan writes. Pure.
 
-import type { ClusterObservation } from "../calico/observation.js";
-import type { Write } from "../calico/plan.js";
-import { CALICO_NODE_DAEMONSET as ROLLOUT } from "../calico/rollout.js";
-import { runningBackend } from "../calico/routing.js";
-import { tunnelPoolManifest } from "../calico/tunnel-pool.js";
+import type { ClusterObservation } from "../calico/shared/observation.js";
+import type { Write } from "../calico/plan/plan.js";
+import { CALICO_NODE_DAEMONSET as ROLLOUT } from "../calico/shared/rollout.js";
+import { runningBackend } from "../calico/shared/routing.js";
+import { tunnelPoolManifest } from "../calico/shared/tunnel-pool.js";
 
 type Objects = Record<string, Record<string, unknown>>;
 

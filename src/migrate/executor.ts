@@ -5,18 +5,18 @@
 // reads the cluster again to describe itself: it carries the steps done (a written step that did not settle too)
 // and the last observation.
 
-import type { ClusterObservation, Target } from "../calico/observation.js";
-import type { Step, Write } from "../calico/plan.js";
-import { plan, unsettled } from "../calico/plan.js";
-import { asBackend, podsBackend } from "../calico/routing.js";
-import { nodesToConverge } from "../calico/scheduling.js";
-import { missingTunnels } from "../calico/tunnels.js";
-import { vtepsMovedAtSwitch } from "../calico/tunnel-pool.js";
+import type { ClusterObservation, Target } from "../calico/shared/observation.js";
+import type { Step, Write } from "../calico/plan/plan.js";
+import { plan, unsettled } from "../calico/plan/plan.js";
+import { asBackend, podsBackend } from "../calico/shared/routing.js";
+import { nodesToConverge } from "../calico/plan/scheduling.js";
+import { missingTunnels } from "../calico/shared/tunnels.js";
+import { vtepsMovedAtSwitch } from "../calico/plan/vteps.js";
 import {
   felixRestartPending,
   restartsFelixAtOnce,
   tunnelsChanged,
-} from "../calico/felix-restart.js";
+} from "../calico/plan/felix-restart.js";
 import type { Clock } from "../cluster/lock.js";
 import { LockLost } from "../cluster/lock.js";
 

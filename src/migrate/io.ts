@@ -1,6 +1,6 @@
 // The real MigrationIo: the datastore through a CommandRunner, the Lease lock, the wall clock.
 
-import type { Write } from "../calico/plan.js";
+import type { Write } from "../calico/plan/plan.js";
 import { DatastoreError, commandLine } from "../cluster/errors.js";
 import { localHolder, localPlace } from "../cluster/lease.js";
 import type { Clock } from "../cluster/lock.js";

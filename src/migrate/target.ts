@@ -1,7 +1,7 @@
 // The states calico_encap_migrate reports (migrated_from, migrated_to) and its MTU note. Pure.
 
-import type { ClusterObservation, Target } from "../calico/observation.js";
-import { podsBackend } from "../calico/routing.js";
+import type { ClusterObservation, Target } from "../calico/shared/observation.js";
+import { podsBackend } from "../calico/shared/routing.js";
 
 export interface StateSummary {
   pools: { name: string; ipip_mode: string; vxlan_mode: string }[];

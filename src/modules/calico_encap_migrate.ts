@@ -1,8 +1,8 @@
 // calico_encap_migrate: args -> observe -> plan -> (check mode: report) -> migrate -> result.
 
 import optionsSchema from "../../schemas/calico_encap_migrate.options.json" with { type: "json" };
-import { plan, unsettled } from "../calico/plan.js";
-import { skippedNodeWarnings } from "../calico/scheduling.js";
+import { plan, unsettled } from "../calico/plan/plan.js";
+import { skippedNodeWarnings } from "../calico/plan/scheduling.js";
 import { LockRefused } from "../cluster/lock.js";
 import { observeOptionsFrom } from "../cluster/observe.js";
 import type { CommandRunner } from "../cluster/runner.js";
@@ -11,8 +11,8 @@ import { validate } from "../generated/calico_encap_migrate.options.validator.js
 import { migrationDiff } from "../migrate/diff.js";
 import { MigrationFailed, brief, migrate } from "../migrate/executor.js";
 import { realIo } from "../migrate/io.js";
-import { targetFromOptions } from "../calico/kubespray.js";
-import { inPlaceWindowWarning, tunnelPoolCidrProblem } from "../calico/tunnel-pool.js";
+import { targetFromOptions } from "../calico/shared/kubespray.js";
+import { inPlaceWindowWarning, tunnelPoolCidrProblem } from "../calico/shared/tunnel-pool.js";
 import { bgpGoneNote, mtuWarning, summarize, summarizeTarget } from "../migrate/target.js";
 import type { ModuleContext, ModuleDefinition, ModuleResult } from "../protocol/module.js";
 

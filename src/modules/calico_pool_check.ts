@@ -1,8 +1,8 @@
 // calico_pool_check: args -> observe -> decide. Never writes; check mode runs the same read-only comparison.
 
 import optionsSchema from "../../schemas/calico_pool_check.options.json" with { type: "json" };
-import type { CheckOutcome } from "../calico/check.js";
-import { checkPools } from "../calico/check.js";
+import type { CheckOutcome } from "../calico/check/check.js";
+import { checkPools } from "../calico/check/check.js";
 import type { CalicoPoolCheckParams } from "../generated/calico_pool_check.options.js";
 import { validate } from "../generated/calico_pool_check.options.validator.js";
 import { observe, observeOptionsFrom } from "../cluster/observe.js";

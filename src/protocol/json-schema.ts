@@ -54,7 +54,7 @@ export interface JsonSchema {
   /**
    * Where Kubespray takes the value from when that variable is undefined: a template over Kubespray
    * variables, "{kube_pods_subnet}" (that variable's value) or "{bin_dir}/calicoctl.sh" (text). When a
-   * variable it names is undefined too, the default applies. See src/calico/kubespray-fallback.ts.
+   * variable it names is undefined too, the default applies. See src/calico/shared/kubespray-fallback.ts.
    */
   "x-kubespray-fallback"?: string;
   /** RETURN `returned:` text of a return value. */

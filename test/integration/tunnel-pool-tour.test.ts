@@ -38,7 +38,7 @@ import {
 import { STATES, type State, birdRouted, migrateTo, state } from "../support/lab-states.js";
 import { TIER } from "../support/tier.js";
 import type { TaskResult } from "../support/ansible.js";
-import { containsAddress } from "../../src/calico/cidr.js";
+import { containsAddress } from "../../src/calico/shared/cidr.js";
 import { kubesprayDocumentedSteps } from "../support/kubespray-steps.js";
 
 const TUNNEL_CIDR = "172.30.0.0/24";

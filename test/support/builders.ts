@@ -1,7 +1,7 @@
 // Test builders: a live cluster and an inventory, with Kubespray's defaults taken from schemas/.
 
 import optionsSchema from "../../schemas/calico_pool_check.options.json" with { type: "json" };
-import type { Live, Pool } from "../../src/calico/model.js";
+import type { Live, Pool } from "../../src/calico/shared/model.js";
 import type { CalicoPoolCheckParams } from "../../src/modules/calico_pool_check.js";
 
 export function schemaDefaults(): CalicoPoolCheckParams {

@@ -1,7 +1,7 @@
 // What calicoctl and kubectl print for a given cluster, in the shapes of reference/calico.md
 // (projectcalico.org/v3 lists from calicoctl; a v1 List from kubectl). Used to feed the command stand-ins.
 
-import type { FelixFlags, Live, Pool } from "../../src/calico/model.js";
+import type { FelixFlags, Live, Pool } from "../../src/calico/shared/model.js";
 import type { Script } from "./fake-commands.js";
 import { KUBECTL_CALICO_CRDS, KUBECTL_KUBESPRAY_OBJECTS } from "./fake-commands.js";
 

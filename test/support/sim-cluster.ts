@@ -1,10 +1,14 @@
 // A simulated cluster for the planner and executor tests: writes apply at once, and converge() plays what
 // calico-node does afterwards (tunnel addresses by the pools, the rollout to the ConfigMap's backend).
 
-import type { Backend, EncapMode, FelixFlags } from "../../src/calico/model.js";
-import type { ClusterObservation, NodeObservation, Target } from "../../src/calico/observation.js";
-import type { Write } from "../../src/calico/plan.js";
-import { isTunnelOnly, tunnelPool } from "../../src/calico/tunnel-pool.js";
+import type { Backend, EncapMode, FelixFlags } from "../../src/calico/shared/model.js";
+import type {
+  ClusterObservation,
+  NodeObservation,
+  Target,
+} from "../../src/calico/shared/observation.js";
+import type { Write } from "../../src/calico/plan/plan.js";
+import { isTunnelOnly, tunnelPool } from "../../src/calico/shared/tunnel-pool.js";
 import { live218, pool } from "./builders.js";
 
 export type Encap =

@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { bareFallback } from "../../../src/calico/kubespray-fallback.js";
+import { bareFallback } from "../../../src/calico/shared/kubespray-fallback.js";
 import type { JsonSchemaObject } from "../../../src/protocol/json-schema.js";
 import { loadModuleSchemas } from "../../../tools/module-schemas.js";
 import { repoRoot } from "../../../tools/paths.js";

@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { checkPools } from "../../../src/calico/check.js";
-import { refusal } from "../../../src/calico/plan.js";
-import { finding } from "../../../src/calico/findings.js";
+import { checkPools } from "../../../src/calico/check/check.js";
+import { refusal } from "../../../src/calico/plan/plan.js";
+import { finding } from "../../../src/calico/check/findings.js";
 import { inventory, live218, PINNED_218, pool } from "../../support/builders.js";
 
 /** Kubespray 2.18's IPv6 pool: no encapsulation (calico_vxlan_mode_ipv6: Never). */

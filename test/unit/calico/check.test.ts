@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { checkPools } from "../../../src/calico/check.js";
-import type { Backend, EncapMode } from "../../../src/calico/model.js";
-import { BACKENDS } from "../../../src/calico/model.js";
+import { checkPools } from "../../../src/calico/check/check.js";
+import type { Backend, EncapMode } from "../../../src/calico/shared/model.js";
+import { BACKENDS } from "../../../src/calico/shared/model.js";
 import { inventory, live218, PINNED_218, pool } from "../../support/builders.js";
 
 const MODE_PAIRS: [EncapMode, EncapMode][] = [

@@ -1,5 +1,5 @@
 // What a backend switch writes so that Kubespray's next `kubectl apply` of the same render changes nothing: its env
-// order and the last-applied-configuration annotations (src/calico/kubespray-apply.ts, src/cluster/write.ts).
+// order and the last-applied-configuration annotations (src/calico/shared/kubespray-apply.ts, src/cluster/write.ts).
 
 import { expect } from "chai";
 import {
@@ -8,7 +8,7 @@ import {
   daemonSetLastApplied,
   envOrderFor,
   kubectlJson,
-} from "../../../src/calico/kubespray-apply.js";
+} from "../../../src/calico/shared/kubespray-apply.js";
 import { commandsFor, daemonSetPatch } from "../../../src/cluster/write.js";
 import { kubesprayAppliedFrom } from "../../../src/cluster/parse-k8s.js";
 

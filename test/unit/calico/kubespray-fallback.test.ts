@@ -3,7 +3,7 @@ import {
   bareFallback,
   fallbackVariables,
   parseFallback,
-} from "../../../src/calico/kubespray-fallback.js";
+} from "../../../src/calico/shared/kubespray-fallback.js";
 import { loadModuleSchemas } from "../../../tools/module-schemas.js";
 import { repoRoot } from "../../../tools/paths.js";
 

@@ -3,10 +3,10 @@
 // the product's) checks that every steady state between steps gives every pair of nodes a route.
 
 import { expect } from "chai";
-import { checkPools } from "../../../src/calico/check.js";
-import type { Backend, FelixFlags, Live, Pool } from "../../../src/calico/model.js";
-import type { ClusterObservation, Target } from "../../../src/calico/observation.js";
-import { plan, type Write } from "../../../src/calico/plan.js";
+import { checkPools } from "../../../src/calico/check/check.js";
+import type { Backend, FelixFlags, Live, Pool } from "../../../src/calico/shared/model.js";
+import type { ClusterObservation, Target } from "../../../src/calico/shared/observation.js";
+import { plan, type Write } from "../../../src/calico/plan/plan.js";
 import { inventory, live218, pool } from "../../support/builders.js";
 import type { Encap, Encap6 } from "../../support/sim-cluster.js";
 import {

@@ -6,13 +6,13 @@ import type {
   ClusterObservation,
   KubeNode,
   PodPlacement,
-} from "../../../src/calico/observation.js";
-import { unsettled } from "../../../src/calico/plan.js";
+} from "../../../src/calico/shared/observation.js";
+import { unsettled } from "../../../src/calico/plan/plan.js";
 import {
   nodesToConverge,
   notScheduledBecause,
   skippedNodeWarnings,
-} from "../../../src/calico/scheduling.js";
+} from "../../../src/calico/plan/scheduling.js";
 import { start } from "../../support/sim-cluster.js";
 
 /** Kubespray's calico-node: calico_ds_nodeselector, tolerates every taint, host network. */

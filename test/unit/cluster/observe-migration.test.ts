@@ -6,8 +6,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { observeForMigration } from "../../../src/cluster/observe-migration.js";
 import type { CommandResult, CommandRunner } from "../../../src/cluster/runner.js";
-import { unsettled } from "../../../src/calico/plan.js";
-import { skippedNodeWarnings } from "../../../src/calico/scheduling.js";
+import { unsettled } from "../../../src/calico/plan/plan.js";
+import { skippedNodeWarnings } from "../../../src/calico/plan/scheduling.js";
 import { FIXTURES } from "../../support/recorded.js";
 
 const PROFILE = join(FIXTURES, "kubespray-2.18");

@@ -1,8 +1,8 @@
 // Parsing what the lab's real calicoctl and kubectl printed, for every seed profile, and the check's answer.
 
 import { expect } from "chai";
-import { checkPools } from "../../../src/calico/check.js";
-import type { Live } from "../../../src/calico/model.js";
+import { checkPools } from "../../../src/calico/check/check.js";
+import type { Live } from "../../../src/calico/shared/model.js";
 import { observe } from "../../../src/cluster/observe.js";
 import { LocalRunner } from "../../../src/cluster/runner.js";
 import { inventory, PINNED_218 } from "../../support/builders.js";

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import checkSchema from "../../../schemas/calico_pool_check.options.json" with { type: "json" };
 import migrateSchema from "../../../schemas/calico_encap_migrate.options.json" with { type: "json" };
-import { checkPools } from "../../../src/calico/check.js";
+import { checkPools } from "../../../src/calico/check/check.js";
 import type { CalicoEncapMigrateResult } from "../../../src/generated/calico_encap_migrate.result.js";
 import { optionFlags } from "../../../src/human/flags.js";
 import { helpText } from "../../../src/human/help.js";

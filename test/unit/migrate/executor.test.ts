@@ -1,11 +1,11 @@
 import { expect } from "chai";
-import type { ClusterObservation } from "../../../src/calico/observation.js";
-import type { Write } from "../../../src/calico/plan.js";
+import type { ClusterObservation } from "../../../src/calico/shared/observation.js";
+import type { Write } from "../../../src/calico/plan/plan.js";
 import { LockLost, LockRefused } from "../../../src/cluster/lock.js";
 import type { MigrationIo } from "../../../src/migrate/executor.js";
 import { MigrationFailed, migrate } from "../../../src/migrate/executor.js";
 import { applyWrite, converge, start, target } from "../../support/sim-cluster.js";
-import { FELIX_RESTART_SECONDS } from "../../../src/calico/felix-restart.js";
+import { FELIX_RESTART_SECONDS } from "../../../src/calico/plan/felix-restart.js";
 import { rejection } from "../../support/rejection.js";
 
 /** A cluster that takes `lag` polls to converge after each write; `stuck` never gets its VXLAN address. */

@@ -3,8 +3,8 @@
 // commands (calico-config, then the DaemonSet): here the second fails, or times out after it was applied.
 
 import { expect } from "chai";
-import type { ClusterObservation } from "../../../src/calico/observation.js";
-import type { Write } from "../../../src/calico/plan.js";
+import type { ClusterObservation } from "../../../src/calico/shared/observation.js";
+import type { Write } from "../../../src/calico/plan/plan.js";
 import type { CommandResult, CommandRunner, RunOptions } from "../../../src/cluster/runner.js";
 import type { MigrationIo } from "../../../src/migrate/executor.js";
 import { MigrationFailed, WriteFailed, migrate } from "../../../src/migrate/executor.js";

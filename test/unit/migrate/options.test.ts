@@ -5,8 +5,8 @@ import { expect } from "chai";
 import { LocalRunner } from "../../../src/cluster/runner.js";
 import type { HumanIo } from "../../../src/human/main.js";
 import { runHuman } from "../../../src/human/main.js";
-import { targetFromOptions } from "../../../src/calico/kubespray.js";
-import { canonicalCidr, parseCidr } from "../../../src/calico/cidr.js";
+import { targetFromOptions } from "../../../src/calico/shared/kubespray.js";
+import { canonicalCidr, parseCidr } from "../../../src/calico/shared/cidr.js";
 
 function io(): HumanIo & { out: string; err: string } {
   const c = {

@@ -4,12 +4,12 @@ import type { Json } from "../../../src/cluster/decode.js";
 import type { WriteContext } from "../../../src/cluster/write.js";
 import { commandsFor, daemonSetPatch } from "../../../src/cluster/write.js";
 import { migrationDiff } from "../../../src/migrate/diff.js";
-import { targetFromOptions } from "../../../src/calico/kubespray.js";
+import { targetFromOptions } from "../../../src/calico/shared/kubespray.js";
 import { bgpGoneNote, mtuWarning, summarize } from "../../../src/migrate/target.js";
-import { missingTunnels } from "../../../src/calico/tunnels.js";
-import { inPlaceWindowWarning } from "../../../src/calico/tunnel-pool.js";
+import { missingTunnels } from "../../../src/calico/shared/tunnels.js";
+import { inPlaceWindowWarning } from "../../../src/calico/shared/tunnel-pool.js";
 import { start } from "../../support/sim-cluster.js";
-import { asBackend, podsBackend } from "../../../src/calico/routing.js";
+import { asBackend, podsBackend } from "../../../src/calico/shared/routing.js";
 import { targetOf } from "../../../src/migrate/executor.js";
 
 const CTX: WriteContext = {

@@ -1,10 +1,10 @@
 // pin_vars: the inventory lines that keep today's cluster exactly as it is.
 
 import { managedPool } from "./compare.js";
-import { liveDatastore, liveFamily } from "./deployment.js";
-import { kubesprayVariable, POOL_OPTIONS } from "./kubespray.js";
-import type { Desired, Live } from "./model.js";
-import { runningBackend } from "./routing.js";
+import { liveDatastore, liveFamily } from "../shared/deployment.js";
+import { kubesprayVariable, POOL_OPTIONS } from "../shared/kubespray.js";
+import type { Desired, Live } from "../shared/model.js";
+import { runningBackend } from "../shared/routing.js";
 
 type Pins = Record<string, string | number | boolean>;
 

@@ -1,8 +1,7 @@
 // What calico_encap_migrate observes beyond the check: the nodes' tunnel addresses and readiness, and the
 // calico-node DaemonSet's rollout. The cluster is the only state: plans are computed from this alone.
 
-import type { Backend, EncapMode, Live } from "./model.js";
-import type { MaxUnavailable } from "./rollout.js";
+import type { Backend, EncapMode, Live, MaxUnavailable } from "./model.js";
 
 export type TunnelKind = "ipip" | "vxlan" | "vxlanV6";
 

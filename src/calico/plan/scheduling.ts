@@ -13,7 +13,7 @@ import type {
   NodeRequirement,
   PodPlacement,
   Toleration,
-} from "./observation.js";
+} from "../shared/observation.js";
 
 /** The tolerations the DaemonSet controller adds to every daemon pod (network-unavailable: hostNetwork ones). */
 function daemonTolerations(hostNetwork: boolean): Toleration[] {

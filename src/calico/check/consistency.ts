@@ -3,10 +3,10 @@
 // an IPIP pool needs Felix's IPIP on; an IPv4 VXLAN pool needs Felix's VXLAN on. An encapsulation Felix runs
 // with no pool using it is a leftover.
 
-import type { Encapsulation, FelixInputs } from "./felix.js";
-import { effectiveFlag, nodeOverrides, poolsUsing } from "./felix.js";
-import { poolsStrandedBy } from "./routing.js";
-import { workloadPools } from "./tunnel-pool.js";
+import type { Encapsulation, FelixInputs } from "../shared/felix.js";
+import { effectiveFlag, FELIX_FLAG, nodeOverrides, poolsUsing } from "../shared/felix.js";
+import { poolsStrandedBy } from "../shared/routing.js";
+import { workloadPools } from "../shared/tunnel-pool.js";
 
 export interface ClusterState extends FelixInputs {
   /** calico_backend as calico-node pods start with it (null: unset, which means bird). */
@@ -29,7 +29,7 @@ function felixProblems(state: ClusterState, encap: Encapsulation): Problem[] {
   // but counts as a user: its VTEPs are the reason VXLAN may stay on.
   const users = poolsUsing(workloadPools(state.pools), encap);
   const anyUser = poolsUsing(state.pools, encap).length > 0;
-  const field = encap === "ipip" ? "ipipEnabled" : "vxlanEnabled";
+  const { field } = FELIX_FLAG[encap];
   const label = encap === "ipip" ? "IPIP" : "VXLAN";
   const problems: Problem[] = [];
   const scopes: (string | undefined)[] = [undefined, ...nodeOverrides(state, encap)];

@@ -124,7 +124,7 @@ export function daemonSetLastApplied(
   const template = isObj(spec?.template) ? spec.template : null;
   const podSpec = isObj(template?.spec) ? template.spec : null;
   if (!o || !spec || !template || !podSpec || !Array.isArray(podSpec.containers)) return null;
-  const vxlan = vxlanEnv(vni, port);
+  const vxlan = new Map(vxlanEnv(vni, port).map((e) => [e.name, e]));
   const containers = podSpec.containers.map((c: unknown) => {
     if (!isObj(c) || c.name !== "calico-node") return c;
     const probe = (p: unknown, command: string[]): unknown =>
@@ -136,7 +136,7 @@ export function daemonSetLastApplied(
         env,
         (e) => (isObj(e) && typeof e.name === "string" ? e.name : ""),
         backend,
-        (name) => vxlan.find((e) => e.name === name),
+        (name) => vxlan.get(name),
       ),
       livenessProbe: probe(c.livenessProbe, livenessCommand(backend)),
       readinessProbe: probe(c.readinessProbe, readinessCommand(backend)),

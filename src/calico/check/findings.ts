@@ -1,6 +1,6 @@
 // Building findings: one place for the wording shared by the check's rules.
 
-import type { Finding } from "./model.js";
+import type { Finding } from "../shared/model.js";
 
 /** A finding from named fields, so the live and the inventory value cannot be swapped; keys in the schema's order. */
 export function finding(f: Finding): Finding {

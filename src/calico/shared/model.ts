@@ -1,7 +1,5 @@
 // The encapsulation model: Calico's and Kubespray's vocabulary as types. No I/O here.
 
-import type { MaxUnavailable } from "./rollout.js";
-
 export const ENCAP_MODES = ["Always", "CrossSubnet", "Never"] as const;
 export type EncapMode = (typeof ENCAP_MODES)[number];
 
@@ -9,6 +7,9 @@ export const BACKENDS = ["bird", "vxlan", "none"] as const;
 export type Backend = (typeof BACKENDS)[number];
 
 export type IpVersion = 4 | 6;
+
+/** maxUnavailable as the Kubernetes API has it: a count or a percentage; null when unset (the default, 1). */
+export type MaxUnavailable = number | string | null;
 
 /** An IPPool as Calico means it, with every default filled in (as calicoctl prints it). */
 export interface Pool {

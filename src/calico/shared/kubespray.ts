@@ -1,8 +1,10 @@
 // Kubespray's inventory semantics: which variable each option stands for, and how the inventory
 // becomes the pools and backend Kubespray would write. The option defaults live in schemas/ only.
 
-import optionsSchema from "../../schemas/calico_pool_check.options.json" with { type: "json" };
+import optionsSchema from "../../../schemas/calico_pool_check.options.json" with { type: "json" };
+import { FELIX_FLAG } from "./felix.js";
 import type { Backend, Desired, DesiredPool, EncapMode, FelixFlags } from "./model.js";
+import { isOn } from "./model.js";
 import type { Target } from "./observation.js";
 import { canonicalCidr } from "./cidr.js";
 import { tunnelPoolCidrProblem } from "./tunnel-pool.js";
@@ -80,7 +82,10 @@ export function desiredFromInventory(o: InventoryOptions): Desired {
  * `vxlanEnabled: calico_vxlan_mode != 'Never'`, merged over the live object and applied with calicoctl).
  */
 export function kubesprayFelixFlags(o: InventoryOptions): Required<FelixFlags> {
-  return { ipipEnabled: o.ipip_mode !== "Never", vxlanEnabled: o.vxlan_mode !== "Never" };
+  return {
+    ipipEnabled: isOn(o[FELIX_FLAG.ipip.option]),
+    vxlanEnabled: isOn(o[FELIX_FLAG.vxlan.option]),
+  };
 }
 
 /** The options (by IP version) that hold each pool field, for findings and pin_vars. */

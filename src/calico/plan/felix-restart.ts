@@ -9,8 +9,8 @@
 // pod NotReady for it, so the wait after such a write lasts FELIX_RESTART_SECONDS from the last change it saw.
 
 import type { Write } from "./plan.js";
-import type { NodeObservation } from "./observation.js";
-import { TUNNEL_KINDS } from "./tunnels.js";
+import type { NodeObservation } from "../shared/observation.js";
+import { TUNNEL_KINDS } from "../shared/tunnels.js";
 
 /** 2 s of Felix's own delay, up to 1 s for runsv to start it again, and its resync on a loaded node. */
 export const FELIX_RESTART_SECONDS = 5;

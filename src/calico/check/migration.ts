@@ -1,9 +1,9 @@
 // The migration hint: can calico_encap_migrate move the live cluster to what the inventory asks?
 
-import { targetFromOptions } from "./kubespray.js";
-import type { Desired, Finding, Live } from "./model.js";
-import { refusal } from "./plan.js";
-import { poolEnteringVxlan, tunnelPoolAdvice } from "./tunnel-pool.js";
+import { targetFromOptions } from "../shared/kubespray.js";
+import type { Desired, Finding, Live } from "../shared/model.js";
+import { refusal } from "../plan/plan.js";
+import { poolEnteringVxlan, tunnelPoolAdvice } from "../shared/tunnel-pool.js";
 
 export interface MigrationHint {
   needed: boolean;

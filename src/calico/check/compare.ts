@@ -3,21 +3,21 @@
 
 import type { ClusterState, Problem } from "./consistency.js";
 import { routeProblems } from "./consistency.js";
-import { cidrsOverlap, sameCidr } from "./cidr.js";
-import { liveDatastore, liveFamily } from "./deployment.js";
-import { envFlag, type Encapsulation } from "./felix.js";
+import { cidrsOverlap, sameCidr } from "../shared/cidr.js";
+import { liveDatastore, liveFamily } from "../shared/deployment.js";
+import { ENCAPSULATIONS, envFlag, FELIX_FLAG } from "../shared/felix.js";
 import { finding } from "./findings.js";
-import { kubesprayVariable, POOL_OPTIONS, type InventoryOption } from "./kubespray.js";
-import type { Desired, DesiredPool, FelixFlags, Finding, IpVersion, Live, Pool } from "./model.js";
-import { isOn } from "./model.js";
-import { configuredBackend, needsBgp, poolsStrandedBy, runningBackend } from "./routing.js";
-import { backendRunsBgp, IMMUTABLE_POOL_FIELDS, poolModeViolations } from "./rules.js";
-import { IN_PLACE_WINDOW, workloadPools } from "./tunnel-pool.js";
+import { kubesprayVariable, POOL_OPTIONS } from "../shared/kubespray.js";
+import type { Desired, DesiredPool, Finding, IpVersion, Live, Pool } from "../shared/model.js";
+import { isOn } from "../shared/model.js";
+import { configuredBackend, needsBgp, poolsStrandedBy, runningBackend } from "../shared/routing.js";
+import { backendRunsBgp, IMMUTABLE_POOL_FIELDS, poolModeViolations } from "../shared/rules.js";
+import { IN_PLACE_WINDOW, workloadPools } from "../shared/tunnel-pool.js";
 import {
   CALICO_NODE_DAEMONSET as DAEMONSET,
   HELD_MAX_UNAVAILABLE,
   showMaxUnavailable,
-} from "./rollout.js";
+} from "../shared/rollout.js";
 
 const CONFIGMAP = "ConfigMap kube-system/calico-config";
 const MIGRATE = "calico_encap_migrate";
@@ -266,8 +266,12 @@ export function liveState(live: Live): ClusterState {
 /** The inventory variable that decides each requirement after Kubespray's run (it writes Felix's flags from the modes). */
 const TARGET_VARIABLE: Record<string, string> = {
   "backend.needsBird": kubesprayVariable("network_backend"),
-  "felix.ipipEnabled": kubesprayVariable("ipip_mode"),
-  "felix.vxlanEnabled": kubesprayVariable("vxlan_mode"),
+  ...Object.fromEntries(
+    ENCAPSULATIONS.map((e) => [
+      `felix.${FELIX_FLAG[e].field}`,
+      kubesprayVariable(FELIX_FLAG[e].option),
+    ]),
+  ),
 };
 
 function problemFinding(
@@ -277,7 +281,7 @@ function problemFinding(
   desired: Desired,
 ): Finding {
   const prefix = when === "live" ? "Now: " : "After Kubespray applies the inventory: ";
-  const flag = FELIX_FLAGS.find((f) => `spec.${f.field}` === p.field);
+  const flag = ENCAPSULATIONS.map((e) => FELIX_FLAG[e]).find((f) => `spec.${f.field}` === p.field);
   const kubesprayWrites =
     p.kind === "leftover" && p.object === "FelixConfiguration/default" && flag
       ? desired.felix[flag.field]
@@ -395,11 +399,6 @@ function rolloutFindings(live: Live): Finding[] {
   ];
 }
 
-const FELIX_FLAGS: { encap: Encapsulation; field: keyof FelixFlags; option: InventoryOption }[] = [
-  { encap: "ipip", field: "ipipEnabled", option: "ipip_mode" },
-  { encap: "vxlan", field: "vxlanEnabled", option: "vxlan_mode" },
-];
-
 /**
  * What Kubespray's next run would change in FelixConfiguration default: it writes ipipEnabled and vxlanEnabled
  * explicitly on every run (kubespray.ts), and a changed flag restarts Felix on every node at once (felix-restart.ts:
@@ -407,7 +406,8 @@ const FELIX_FLAGS: { encap: Encapsulation; field: keyof FelixFlags; option: Inve
  */
 function felixFindings(live: Live, desired: Desired): Finding[] {
   const out: Finding[] = [];
-  for (const { encap, field, option } of FELIX_FLAGS) {
+  for (const encap of ENCAPSULATIONS) {
+    const { field, option } = FELIX_FLAG[encap];
     const has = live.felixDefault?.[field];
     const writes = desired.felix[field];
     if (has === writes || envFlag(live.nodeEnv, encap) !== undefined) continue;

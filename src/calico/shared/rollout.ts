@@ -9,10 +9,8 @@
 // an annotation, and puts it back once nothing else is left to do. The template change then replaces every pod at
 // once; the VXLAN routes Felix programmed stay in the kernel while the pods restart (Felix does not remove them).
 
+import type { MaxUnavailable } from "./model.js";
 import type { RolloutObservation } from "./observation.js";
-
-/** maxUnavailable as the Kubernetes API has it: a count or a percentage; null when unset (the default, 1). */
-export type MaxUnavailable = number | string | null;
 
 /** The object this module is about, as findings and the diff name it. */
 export const CALICO_NODE_DAEMONSET = "DaemonSet kube-system/calico-node";

@@ -21,13 +21,34 @@ export interface FelixInputs {
   nodeEnv: NodeEnv | null;
 }
 
-const FLAG: Record<
+/**
+ * Each encapsulation's Felix flag, in one place: its FelixConfiguration field, the calico-node env that overrides it,
+ * and the Kubespray inventory option whose mode decides it (Kubespray writes `<field>: <option> != 'Never'`).
+ */
+export const FELIX_FLAG: Record<
   Encapsulation,
-  { field: keyof FelixFlags; env: keyof NodeEnv; envName: string }
+  {
+    field: keyof FelixFlags;
+    env: keyof NodeEnv;
+    envName: string;
+    option: "ipip_mode" | "vxlan_mode";
+  }
 > = {
-  ipip: { field: "ipipEnabled", env: "ipipEnabled", envName: "FELIX_IPINIPENABLED" },
-  vxlan: { field: "vxlanEnabled", env: "vxlanEnabled", envName: "FELIX_VXLANENABLED" },
+  ipip: {
+    field: "ipipEnabled",
+    env: "ipipEnabled",
+    envName: "FELIX_IPINIPENABLED",
+    option: "ipip_mode",
+  },
+  vxlan: {
+    field: "vxlanEnabled",
+    env: "vxlanEnabled",
+    envName: "FELIX_VXLANENABLED",
+    option: "vxlan_mode",
+  },
 };
+
+export const ENCAPSULATIONS: readonly Encapsulation[] = ["ipip", "vxlan"];
 
 /** Names of the enabled pools that turn this encapsulation on (VXLAN: IPv4 pools; IPv6 VXLAN follows its own pools). */
 export function poolsUsing(pools: readonly Pool[], encap: Encapsulation): string[] {
@@ -39,7 +60,7 @@ export function poolsUsing(pools: readonly Pool[], encap: Encapsulation): string
 
 /** The flag as calico-node's env sets it (FELIX_IPINIPENABLED / FELIX_VXLANENABLED), over any FelixConfiguration. */
 export function envFlag(nodeEnv: NodeEnv | null, encap: Encapsulation): boolean | undefined {
-  const value = nodeEnv?.[FLAG[encap].env];
+  const value = nodeEnv?.[FELIX_FLAG[encap].env];
   return typeof value === "string" ? parseFelixBool(value) : undefined;
 }
 
@@ -49,7 +70,7 @@ export function effectiveFlag(
   encap: Encapsulation,
   nodeName?: string,
 ): EffectiveFlag {
-  const { field, env, envName } = FLAG[encap];
+  const { field, env, envName } = FELIX_FLAG[encap];
   const fromEnv = envFlag(inputs.nodeEnv, encap);
   if (fromEnv !== undefined)
     return {
@@ -76,7 +97,7 @@ export function effectiveFlag(
 
 /** Nodes whose FelixConfiguration node.<name> sets the flag. */
 export function nodeOverrides(inputs: FelixInputs, encap: Encapsulation): string[] {
-  const { field } = FLAG[encap];
+  const { field } = FELIX_FLAG[encap];
   return Object.keys(inputs.felixNodes)
     .filter((n) => inputs.felixNodes[n]?.[field] !== undefined)
     .sort();

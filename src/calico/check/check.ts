@@ -1,17 +1,17 @@
 // calico_pool_check's decision, pure: inventory options and the live cluster in, the module's result out.
 
 import { compare } from "./compare.js";
-import { effectiveFlag, nodeOverrides } from "./felix.js";
+import { effectiveFlag, nodeOverrides } from "../shared/felix.js";
 import { describe } from "./findings.js";
-import type { InventoryOptions } from "./kubespray.js";
-import { desiredFromInventory } from "./kubespray.js";
-import type { CalicoPoolCheckResult } from "../generated/calico_pool_check.result.js";
+import type { InventoryOptions } from "../shared/kubespray.js";
+import { desiredFromInventory } from "../shared/kubespray.js";
+import type { CalicoPoolCheckResult } from "../../generated/calico_pool_check.result.js";
 import type { MigrationHint } from "./migration.js";
 import { migrationHint } from "./migration.js";
-import { tunnelPoolAdvice } from "./tunnel-pool.js";
-import type { Desired, DesiredPool, Finding, Live, Pool } from "./model.js";
+import { tunnelPoolAdvice } from "../shared/tunnel-pool.js";
+import type { Desired, DesiredPool, Finding, Live, Pool } from "../shared/model.js";
 import { pinVars, pinVarsYaml } from "./pin.js";
-import { configuredBackend } from "./routing.js";
+import { configuredBackend } from "../shared/routing.js";
 
 /** The module's result, typed from schemas/calico_pool_check.result.json. */
 export type CheckOutcome = CalicoPoolCheckResult & { changed: false; warnings: string[] };

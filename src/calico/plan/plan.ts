@@ -15,18 +15,29 @@
 //  - away from BGP: the backend switched last, once no pool needs BIRD;
 //  - the DaemonSet's maxUnavailable put back as it was found, when the run changed it.
 
-import { effectiveFlag } from "./felix.js";
-import type { FelixInputs } from "./felix.js";
-import { poolsUsing } from "./felix.js";
-import type { Backend, EncapMode, FelixFlags, KubesprayApplied, Live, Pool } from "./model.js";
-import type { ClusterObservation, Target } from "./observation.js";
-import { podsBackend, poolsNeedingBgp, runningBackend, poolsStrandedBy } from "./routing.js";
-import { backendRunsBgp, poolModeViolations } from "./rules.js";
+import { effectiveFlag, ENCAPSULATIONS, FELIX_FLAG, poolsUsing } from "../shared/felix.js";
+import type { FelixInputs } from "../shared/felix.js";
+import type {
+  Backend,
+  EncapMode,
+  FelixFlags,
+  KubesprayApplied,
+  Live,
+  MaxUnavailable,
+  Pool,
+} from "../shared/model.js";
+import type { ClusterObservation, Target } from "../shared/observation.js";
+import {
+  podsBackend,
+  poolsNeedingBgp,
+  runningBackend,
+  poolsStrandedBy,
+} from "../shared/routing.js";
+import { backendRunsBgp, poolModeViolations } from "../shared/rules.js";
 import { nodesToConverge } from "./scheduling.js";
-import { missingTunnels } from "./tunnels.js";
-import { tunnelPoolRefusal, tunnelPoolToCreate, workloadPools } from "./tunnel-pool.js";
-import type { MaxUnavailable } from "./rollout.js";
-import { ALL_AT_ONCE, rollsAllAtOnce, showMaxUnavailable } from "./rollout.js";
+import { missingTunnels } from "../shared/tunnels.js";
+import { tunnelPoolRefusal, tunnelPoolToCreate, workloadPools } from "../shared/tunnel-pool.js";
+import { ALL_AT_ONCE, rollsAllAtOnce, showMaxUnavailable } from "../shared/rollout.js";
 
 export type Write =
   | { kind: "felix"; set: { ipipEnabled?: boolean | null; vxlanEnabled?: boolean | null } }
@@ -62,7 +73,7 @@ export interface Step {
 export type Plan = { ok: true; steps: Step[] } | { ok: false; reason: string };
 
 // The executor imports it from here; routing.ts owns it.
-export { runningBackend } from "./routing.js";
+export { runningBackend } from "../shared/routing.js";
 
 /**
  * What keeps the cluster from being at rest: rollout, readiness and tunnel addresses of the nodes calico-node
@@ -113,10 +124,9 @@ export function refusal(live: Live, target: Target): string | null {
     return `backend ${target.backend} runs no BIRD, but pool(s) ${stranded.join(", ")} would use IPIP or no encapsulation, whose routes BIRD distributes. Use backend bird, or VXLAN for those pools.${hint}`;
   }
   const env = live.nodeEnv;
-  for (const [encap, value, name] of [
-    ["ipip", env?.ipipEnabled, "FELIX_IPINIPENABLED"],
-    ["vxlan", env?.vxlanEnabled, "FELIX_VXLANENABLED"],
-  ] as const) {
+  for (const encap of ENCAPSULATIONS) {
+    const { env: key, envName: name } = FELIX_FLAG[encap];
+    const value = env?.[key];
     const needed = poolsUsing(finalPools, encap).length > 0;
     if (value !== undefined && needed)
       if (!effectiveFlag({ ...live, pools: finalPools }, encap).enabled)
