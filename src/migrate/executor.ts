@@ -22,8 +22,17 @@ import { LockLost } from "../cluster/lock.js";
 
 export type { Clock };
 
+/** One poll: the Lease renewed and the cluster read, each error kept (LockLost is thrown instead). */
+export interface Poll {
+  obs?: ClusterObservation;
+  observeError?: unknown;
+  renewError?: unknown;
+}
+
 export interface MigrationIo {
   observe(): Promise<ClusterObservation>;
+  /** Renews the Lease and observes in one round trip where it can; without it, renew() then observe(). */
+  poll?(): Promise<Poll>;
   write(w: Write): Promise<void>;
   lock: {
     acquire(): Promise<void>;
@@ -144,22 +153,19 @@ async function settle(
   for (;;) {
     await io.clock.sleep(o.waitSleepSeconds * 1000);
     const pending: string[] = [];
-    try {
-      await io.lock.renew();
-    } catch (e) {
-      if (e instanceof LockLost) throw e;
-      pending.push(`renewing the Lease failed: ${brief(e)}`);
-    }
+    const p = io.poll ? await io.poll() : await renewThenObserve(io);
+    if (p.renewError !== undefined && p.renewError !== null)
+      pending.push(`renewing the Lease failed: ${brief(p.renewError)}`);
     let state: string;
-    try {
-      obs = await io.observe();
+    if (p.obs) {
+      obs = p.obs;
       pending.push(...unsettled(obs));
       state = converged(obs);
       const changed = previous ? tunnelsChanged(previous.nodes, obs.nodes) : [];
       if (changed.length) restart = { at: io.clock.now(), nodes: changed };
       previous = obs;
-    } catch (e) {
-      pending.push(`reading the cluster failed: ${brief(e)}`);
+    } else {
+      pending.push(`reading the cluster failed: ${brief(p.observeError)}`);
       state = "cluster not read";
     }
     const felix = felixRestartPending(restart, io.clock.now());
@@ -171,6 +177,22 @@ async function settle(
     );
     calm = pending.length === 0 ? calm + 1 : 0;
     if (calm >= 2 || io.clock.now() >= deadline) return { obs, pending };
+  }
+}
+
+/** A poll in two round trips, for an io without poll(): the renewal, then the observation. */
+async function renewThenObserve(io: MigrationIo): Promise<Poll> {
+  let renewError: unknown = null;
+  try {
+    await io.lock.renew();
+  } catch (e) {
+    if (e instanceof LockLost) throw e;
+    renewError = e;
+  }
+  try {
+    return { obs: await io.observe(), renewError };
+  } catch (e) {
+    return { observeError: e, renewError };
   }
 }
 

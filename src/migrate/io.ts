@@ -1,14 +1,15 @@
 // The real MigrationIo: the datastore through a CommandRunner, the Lease lock, the wall clock.
 
+import type { ClusterObservation } from "../calico/shared/observation.js";
 import type { Write } from "../calico/plan/plan.js";
 import { DatastoreError, commandLine } from "../cluster/errors.js";
 import { localHolder, localPlace } from "../cluster/lease.js";
 import type { Clock } from "../cluster/lock.js";
-import { Lock } from "../cluster/lock.js";
+import { Lock, LockLost } from "../cluster/lock.js";
 import type { ObserveOptions } from "../cluster/observe.js";
 import { observeForMigration } from "../cluster/observe-migration.js";
 import { kubectlBase } from "../cluster/read-kubectl.js";
-import type { CommandResult, CommandRunner } from "../cluster/runner.js";
+import type { BatchCommand, CommandResult, CommandRunner } from "../cluster/runner.js";
 import { runBatch } from "../cluster/runner.js";
 import type { WriteContext } from "../cluster/write.js";
 import { commandsFor } from "../cluster/write.js";
@@ -37,18 +38,65 @@ export function realIo(
     sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
   };
   const place = localPlace();
+  const lease = new Lock({
+    runner,
+    kubectl: kubectlBase(o.kubectlPath, o.kubeconfig),
+    holder: localHolder(place),
+    here: place,
+    timeoutSeconds: o.timeoutSeconds,
+    clock,
+    log,
+    ...lock,
+  });
+  /** One observation; with `renewal`, that command rides in the observation's first batch. */
+  const observe = async (
+    renewal: BatchCommand | null,
+  ): Promise<{ obs: ClusterObservation; renewal: Promise<CommandResult> | null }> => {
+    let calls = 0;
+    let sent: Promise<CommandResult> | null = null;
+    const counting: CommandRunner = {
+      run: (argv, opts) => (calls++, runner.run(argv, opts)),
+      runAll: (commands) => {
+        calls += commands.length;
+        if (renewal === null || sent !== null) return runBatch(runner, commands);
+        const all = runBatch(runner, [renewal, ...commands]);
+        sent = all.then((r) => r[0] as CommandResult);
+        return all.then((r) => r.slice(1));
+      },
+    };
+    const obs = await observeForMigration(counting, o).catch((e: unknown) => {
+      throw Object.assign(e instanceof Error ? e : new Error(String(e)), { renewal: sent });
+    });
+    client = obs.live.client;
+    log(3, `observed ${obs.nodes.length} nodes with ${calls} datastore calls`);
+    return { obs, renewal: sent };
+  };
   return {
     client: () => client,
     async observe() {
-      let calls = 0;
-      const counting: CommandRunner = {
-        run: (argv, opts) => (calls++, runner.run(argv, opts)),
-        runAll: (commands) => ((calls += commands.length), runBatch(runner, commands)),
+      return (await observe(null)).obs;
+    },
+    async poll() {
+      const renewal = lease.renewal();
+      let renewError: unknown = null;
+      const take = async (sent: Promise<CommandResult> | null): Promise<void> => {
+        try {
+          if (renewal && sent) await lease.renewed(renewal.argv, await sent);
+          else await lease.renew();
+        } catch (e) {
+          if (e instanceof LockLost) throw e;
+          renewError = e;
+        }
       };
-      const obs = await observeForMigration(counting, o);
-      client = obs.live.client;
-      log(3, `observed ${obs.nodes.length} nodes with ${calls} datastore calls`);
-      return obs;
+      try {
+        const { obs, renewal: sent } = await observe(renewal);
+        await take(sent);
+        return { obs, renewError };
+      } catch (e) {
+        if (e instanceof LockLost) throw e;
+        await take((e as { renewal?: Promise<CommandResult> | null }).renewal ?? null);
+        return { observeError: e, renewError };
+      }
     },
     async write(write: Write) {
       const sent: string[] = [];
@@ -76,16 +124,7 @@ export function realIo(
           );
       }
     },
-    lock: new Lock({
-      runner,
-      kubectl: kubectlBase(o.kubectlPath, o.kubeconfig),
-      holder: localHolder(place),
-      here: place,
-      timeoutSeconds: o.timeoutSeconds,
-      clock,
-      log,
-      ...lock,
-    }),
+    lock: lease,
     clock,
     log,
   };

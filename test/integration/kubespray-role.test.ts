@@ -12,7 +12,7 @@
 //   calico-config, and no probe lost.
 
 import { expect } from "chai";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Lab } from "../support/lab.js";
 import {
@@ -22,12 +22,14 @@ import {
   labDown,
   labUp,
   nodesStatus,
+  readLabEnv,
   readProber,
   resetProber,
   startProber,
   waitUntil,
 } from "../support/lab.js";
 import { runKubespray, type KubesprayRelease } from "../support/kubespray.js";
+import { failedResult } from "../support/playbook.js";
 import { TIER } from "../support/tier.js";
 import {
   installedObjects,
@@ -43,6 +45,13 @@ const IPIP_PINNED = {
   calico_vxlan_mode: "Never",
   calico_network_backend: "bird",
 };
+
+/** The lab profiles that are a Kubespray release's own install (test/lab/lab.sh profile_vars). */
+const PROFILES: { release: KubesprayRelease; vars: Record<string, unknown>; profile: string }[] = [
+  { release: "v2.18.2", vars: {}, profile: "kubespray-2.18" },
+  { release: "v2.31.0", vars: {}, profile: "kubespray-2.31" },
+  { release: "v2.31.0", vars: IPIP_PINNED, profile: "kubespray-2.31-ipip" },
+];
 
 async function podUids(lab: Lab): Promise<string[]> {
   const pods = JSON.parse(
@@ -75,14 +84,17 @@ async function controllerRevisions(lab: Lab): Promise<string[]> {
  */
 async function installedBy(release: KubesprayRelease, vars: Record<string, unknown>): Promise<Lab> {
   // Kubespray's role runs for real here (no record replayed), and its writes become the record later labs start from.
-  const lab =
-    release === "v2.18.2" && Object.keys(vars).length === 0
-      ? await labUp("kubespray-2.18", 3, undefined, { LAB_KUBESPRAY_REPLAY: "0" })
-      : await labUp("uninstalled", 3, undefined, {
-          LAB_KUBESPRAY_INSTALL: release,
-          LAB_KUBESPRAY_VARS: JSON.stringify(vars),
-          LAB_KUBESPRAY_REPLAY: "0",
-        });
+  // A release and inventory a profile names start from that profile, so the profiles run here too.
+  const profile = PROFILES.find(
+    (p) => p.release === release && JSON.stringify(p.vars) === JSON.stringify(vars),
+  )?.profile;
+  const lab = profile
+    ? await labUp(profile, 3, undefined, { LAB_KUBESPRAY_REPLAY: "0" })
+    : await labUp("uninstalled", 3, undefined, {
+        LAB_KUBESPRAY_INSTALL: release,
+        LAB_KUBESPRAY_VARS: JSON.stringify(vars),
+        LAB_KUBESPRAY_REPLAY: "0",
+      });
   const bird = release === "v2.18.2" || vars.calico_network_backend === "bird";
   expect(
     nodesStatus(lab).summary,
@@ -216,15 +228,26 @@ describe("Kubespray v2.18.2 installs IPIP/bird; v2.19.1's real role with its def
   });
 });
 
-/** A cluster a release installed with one inventory, migrated to another, then that release's role with the other. */
+/**
+ * A cluster a release installed with one inventory (from), and a user whose inventory now says another (to): the
+ * preflight blocks it and gives pin_vars; the release's role with those lines changes nothing (the pin path); then
+ * the migration to `to` (in place, or with tunnel_pool_cidr), after which the role with `to` changes nothing.
+ */
 interface NextRun {
   release: KubesprayRelease;
   from: Record<string, unknown>;
   to: Record<string, unknown>;
   toName: string;
+  /** The migration's tunnel_pool_cidr; undefined: the pool switches in place. */
+  tunnelPoolCidr?: string;
 }
 const DEFAULTS: Record<string, unknown> = {};
-/** The way there (IPIP pinned -> the release's defaults) for v2.19.1 and v2.31.0; the full tier adds v2.28.1, v2.30.0 and the way back. */
+/** A network the lab uses nowhere: not the pods' or services' 10.233.0.0/17, not the nodes' 172.31.x underlays. */
+const TUNNEL_POOL_CIDR = "172.30.0.0/24";
+/**
+ * The way there (IPIP pinned -> the release's defaults) for v2.19.1 and v2.31.0; the full tier adds v2.28.1,
+ * v2.30.0, v2.31.0 with tunnel_pool_cidr and v2.31.0's way back.
+ */
 const NEXT_RUNS: NextRun[] = [
   ...(["v2.19.1", "v2.31.0"] as const).map((release) => ({
     release,
@@ -240,24 +263,97 @@ const NEXT_RUNS: NextRun[] = [
           to: DEFAULTS,
           toName: "its defaults",
         })),
+        {
+          release: "v2.31.0" as const,
+          from: IPIP_PINNED,
+          to: DEFAULTS,
+          toName: "its defaults with tunnel_pool_cidr",
+          tunnelPoolCidr: TUNNEL_POOL_CIDR,
+        },
         { release: "v2.31.0" as const, from: DEFAULTS, to: IPIP_PINNED, toName: "IPIP pinned" },
       ]
     : []),
 ];
 
-for (const { release, from, to, toName } of NEXT_RUNS)
+/**
+ * Runs a release's role with an inventory and asserts that it changed nothing: the same calico-node pods and
+ * ControllerRevisions, FelixConfiguration, IPPools, BGPConfiguration, calico-config and the DaemonSet at the same
+ * resourceVersion, and no probe lost.
+ */
+async function expectRoleChangesNothing(
+  lab: Lab,
+  release: KubesprayRelease,
+  vars: Record<string, unknown>,
+  label: string,
+): Promise<void> {
+  const before = await everyResourceVersion(lab);
+  const uids = await podUids(lab);
+  const revisions = await controllerRevisions(lab);
+  await resetProber(lab);
+  const r = await runKubespray(lab, { release, vars });
+  expect(r.exitCode, r.output).to.equal(0);
+  // Long enough for a roll to start: kube-controller-manager acts on a new template within a second.
+  await new Promise((r) => setTimeout(r, 5000));
+  const figures = await readProber(lab);
+  const after = await everyResourceVersion(lab);
+  const changed = Object.keys({ ...before, ...after }).filter((k) => before[k] !== after[k]);
+  console.log(
+    `      Kubespray ${release}'s role ${label}: ${figures.lost} of ${figures.sent} probes lost; changed: ${changed.join(", ") || "nothing"}`,
+  );
+  expect(await podUids(lab), "the same calico-node pods").to.deep.equal(uids);
+  expect(await controllerRevisions(lab), "no new ControllerRevision").to.deep.equal(revisions);
+  const watched = changed.filter((k) =>
+    /^(FelixConfiguration|IPPool|BGPConfiguration)\/|^ConfigMap\/kube-system\/calico-config$|^DaemonSet\//.test(
+      k,
+    ),
+  );
+  expect(
+    watched,
+    "FelixConfiguration, IPPools, BGPConfiguration, calico-config, the DaemonSet",
+  ).to.deep.equal([]);
+  expect(figures.lost, "probes lost").to.equal(0);
+  expect(figures.sent).to.be.greaterThan(1000);
+}
+
+for (const { release, from, to, toName, tunnelPoolCidr } of NEXT_RUNS)
   describe(`Kubespray ${release}'s next run after the migration to ${toName} changes nothing`, function () {
     this.timeout(900000);
     let lab: Lab;
+    let pinVars: Record<string, unknown> = {};
     before(async () => {
       lab = await installedBy(release, from);
     });
     after(labDown);
 
+    it(`the preflight, first in the play with ${toName} in the inventory, stops it before Kubespray's role writes anything and gives the lines that keep the cluster (pin_vars)`, async () => {
+      const before = await everyResourceVersion(lab);
+      const r = await runKubespray(lab, { release, vars: to, plays: ["preflight", "calico"] });
+      expect(r.exitCode, r.output).to.equal(2);
+      expect(r.output, "no task of Kubespray's Calico play ran").not.to.match(
+        /TASK \[(network_plugin\/calico|Stand-in)/,
+      );
+      expect(await everyResourceVersion(lab)).to.deep.equal(before);
+      const result = failedResult(r.output);
+      expect(result, r.output).to.have.property("pin_vars").that.is.an("object");
+      pinVars = (result?.pin_vars ?? {}) as Record<string, unknown>;
+      expect(Object.keys(pinVars), "pin_vars names the encapsulation variables").to.include.members(
+        Object.keys(IPIP_PINNED),
+      );
+    });
+
+    it(`${release}'s role with ${toName} and those pin_vars changes nothing and loses nothing`, async () => {
+      expect(Object.keys(pinVars), "pin_vars from the preflight above").not.to.deep.equal([]);
+      await expectRoleChangesNothing(lab, release, { ...to, ...pinVars }, "with pin_vars");
+    });
+
     it(`calico_encap migrates the cluster ${release} installed to ${toName}`, async () => {
       const r = await runKubespray(lab, {
         release,
-        vars: { ...to, calico_encap_wait_sleep: 1 },
+        vars: {
+          ...to,
+          calico_encap_wait_sleep: 1,
+          ...(tunnelPoolCidr ? { calico_encap_tunnel_pool_cidr: tunnelPoolCidr } : {}),
+        },
         plays: ["migrate"],
       });
       expect(r.exitCode, r.output).to.equal(0);
@@ -267,36 +363,14 @@ for (const { release, from, to, toName } of NEXT_RUNS)
           ? { birdRunning: 3, ipipTunnelAddrs: 3 }
           : { birdRunning: 0, vxlanTunnelAddrs: 3 },
       );
+      if (tunnelPoolCidr) {
+        const pools = await calicoctl(lab, "get", "ippool", "-o", "wide");
+        expect(pools, "the tunnel pool stays").to.include(tunnelPoolCidr);
+      }
     });
 
     it(`${release}'s role with ${toName} then changes nothing and loses nothing`, async () => {
-      const before = await everyResourceVersion(lab);
-      const uids = await podUids(lab);
-      const revisions = await controllerRevisions(lab);
-      await resetProber(lab);
-      const r = await runKubespray(lab, { release, vars: to });
-      expect(r.exitCode, r.output).to.equal(0);
-      // Long enough for a roll to start: kube-controller-manager acts on a new template within a second.
-      await new Promise((r) => setTimeout(r, 5000));
-      const figures = await readProber(lab);
-      const after = await everyResourceVersion(lab);
-      const changed = Object.keys({ ...before, ...after }).filter((k) => before[k] !== after[k]);
-      console.log(
-        `      Kubespray ${release}'s next run: ${figures.lost} of ${figures.sent} probes lost; changed: ${changed.join(", ") || "nothing"}`,
-      );
-      expect(await podUids(lab), "the same calico-node pods").to.deep.equal(uids);
-      expect(await controllerRevisions(lab), "no new ControllerRevision").to.deep.equal(revisions);
-      const watched = changed.filter((k) =>
-        /^(FelixConfiguration|IPPool|BGPConfiguration)\/|^ConfigMap\/kube-system\/calico-config$|^DaemonSet\//.test(
-          k,
-        ),
-      );
-      expect(
-        watched,
-        "FelixConfiguration, IPPools, BGPConfiguration, calico-config, the DaemonSet",
-      ).to.deep.equal([]);
-      expect(figures.lost, "probes lost").to.equal(0);
-      expect(figures.sent).to.be.greaterThan(1000);
+      await expectRoleChangesNothing(lab, release, to, "after the migration");
     });
   });
 
@@ -338,4 +412,53 @@ describe("a kubespray-2.18 lab started from the record holds what v2.18.2's role
     expect(steady.lost).to.equal(0);
     expect(steady.sent).to.be.greaterThan(500);
   });
+
+  it("a calico-node roll under BIRD loses no probe as the runtime stops calico/node (BIRD killed, its peers keep its routes); with BIRD stopped by SIGTERM it does", async () => {
+    const lab = readLabEnv();
+    const killed = await rollCalicoNode(lab);
+    writeFileSync(join(lab.state, "pod-stop"), "term\n");
+    let termed: Awaited<ReturnType<typeof rollCalicoNode>>;
+    try {
+      termed = await rollCalicoNode(lab);
+    } finally {
+      rmSync(join(lab.state, "pod-stop"), { force: true });
+    }
+    console.log(
+      `      calico-node rolled under IPIP/bird, one node at a time: ${killed.lost} of ${killed.sent} probes lost (longest gap ${killed.longest_gap_ms} ms) ` +
+        `as the runtime stops it; ${termed.lost} of ${termed.sent} (longest gap ${termed.longest_gap_ms} ms) with each service sent SIGTERM`,
+    );
+    expect(
+      termed.lost,
+      "the yardstick: BIRD's clean shutdown makes its peers withdraw its routes",
+    ).to.be.greaterThan(0);
+    expect(termed.longest_gap_ms, "an outage, not jitter").to.be.greaterThan(1000);
+    expect(killed.lost, "probes lost while calico-node rolled").to.equal(0);
+    expect(killed.sent).to.be.greaterThan(1000);
+  });
 });
+
+/** Rolls calico-node as a template change does (maxUnavailable as Kubespray rendered it) and measures the roll. */
+async function rollCalicoNode(
+  lab: Lab,
+): Promise<{ lost: number; sent: number; longest_gap_ms: number }> {
+  const uids = await podUids(lab);
+  await resetProber(lab);
+  await kubectl(lab, "-n", "kube-system", "rollout", "restart", "daemonset", "calico-node");
+  await waitUntil(
+    "every calico-node pod replaced, Ready with BIRD",
+    async () => {
+      const now = await podUids(lab);
+      const s = nodesStatus(lab).summary;
+      return (
+        now.length === 3 &&
+        now.every((u) => !uids.includes(u)) &&
+        s.podsReady === 3 &&
+        s.birdRunning === 3
+      );
+    },
+    180000,
+  );
+  // BIRD's sessions established again, and a little more: routes withdrawn late would show here.
+  await new Promise((r) => setTimeout(r, 3000));
+  return readProber(lab);
+}

@@ -21,7 +21,7 @@ LAB_SCHEDULER_PORT=${LAB_SCHEDULER_PORT:-26259}
 LAB_ETCD_URL=http://127.0.0.1:$LAB_ETCD_PORT
 LAB_APISERVER_URL=https://127.0.0.1:$LAB_APISERVER_PORT
 PROCESSES=(etcd kube-apiserver kube-controller-manager kube-scheduler)
-PROFILES="kubespray-2.18 kubespray-2.19 fresh uninstalled crosssubnet dualstack pre-3.23 etcd"
+PROFILES="kubespray-2.18 kubespray-2.19 kubespray-2.31 kubespray-2.31-ipip fresh uninstalled crosssubnet dualstack pre-3.23 etcd"
 
 # Kubespray-like layout inside the state folder.
 KUBE_DIR=$LAB_STATE/etc/kubernetes
@@ -75,6 +75,19 @@ profile_vars() {
 	# inventory (kubespray_install); the variables below then feed only the hand-written seed, which stands in
 	# where the real calico-node does not run (LAB_DATAPLANE=0, a stand-in) or with LAB_KUBESPRAY_INSTALL= .
 	kubespray-2.18) : "${LAB_KUBESPRAY_INSTALL=v2.18.2}" ;;
+	# Calico as Kubespray v2.31.0's real role installs it: with its defaults (VXLAN Always, backend vxlan), or with
+	# the inventory of a user who kept IP-in-IP through the releases (kubespray-2.31-ipip). The seed variables stand
+	# for the same where the role does not run.
+	kubespray-2.31)
+		: "${LAB_KUBESPRAY_INSTALL=v2.31.0}"
+		: "${POOL_IPIP_MODE=Never}" "${POOL_VXLAN_MODE=Always}" "${POOL_BLOCKSIZE=26}" "${CALICO_BACKEND=vxlan}"
+		: "${FELIX_IPIP_ENABLED=false}" "${FELIX_VXLAN_ENABLED=true}"
+		;;
+	kubespray-2.31-ipip)
+		local pinned='{"calico_ipip_mode":"Always","calico_vxlan_mode":"Never","calico_network_backend":"bird"}'
+		: "${LAB_KUBESPRAY_INSTALL=v2.31.0}" "${LAB_KUBESPRAY_VARS=$pinned}"
+		: "${POOL_BLOCKSIZE=26}" "${FELIX_VXLAN_ENABLED=false}"
+		;;
 	crosssubnet) : "${POOL_IPIP_MODE=CrossSubnet}" ;;
 	kubespray-2.19 | dualstack)
 		: "${POOL_IPIP_MODE=Never}" "${POOL_VXLAN_MODE=Always}" "${POOL_BLOCKSIZE=26}" "${CALICO_BACKEND=vxlan}"
@@ -524,7 +537,7 @@ kubelet_up() {
 kubespray_install() {
 	local main=$REPO_DIR/dist/test/lab/kubespray-install.js t=$SECONDS
 	[ -f "$main" ] || die "$main missing: build first (npx tsc -p .)"
-	if ! LAB_STATE=$LAB_STATE node "$main" "$LAB_KUBESPRAY_INSTALL" >"$LOGS/kubespray-install.log" 2>&1; then
+	if ! LAB_STATE=$LAB_STATE LAB_KUBESPRAY_VARS=${LAB_KUBESPRAY_VARS:-} node "$main" "$LAB_KUBESPRAY_INSTALL" >"$LOGS/kubespray-install.log" 2>&1; then
 		{
 			log "error: Kubespray $LAB_KUBESPRAY_INSTALL's Calico role failed; the end of $LOGS/kubespray-install.log:"
 			tail -n 15 "$LOGS/kubespray-install.log"

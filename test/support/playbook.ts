@@ -58,6 +58,29 @@ export function parseRecap(output: string): Record<string, Recap> {
   return recap;
 }
 
+/**
+ * The result of the first failed task, as the default callback prints it (`fatal: [host]: FAILED! => {...}`, the
+ * JSON on one line or indented); null when no task failed.
+ */
+export function failedResult(output: string): Record<string, unknown> | null {
+  const at = output.indexOf("FAILED! => {");
+  if (at < 0) return null;
+  const start = output.indexOf("{", at);
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < output.length; i++) {
+    const c = output[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{") depth++;
+    else if (c === "}" && --depth === 0)
+      return JSON.parse(output.slice(start, i + 1)) as Record<string, unknown>;
+  }
+  return null;
+}
+
 /** ansible-playbook -i INVENTORY ansible/playbooks/NAME.yml -e '<json>' [args]. */
 export async function runPlaybook(
   name: string,

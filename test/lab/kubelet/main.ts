@@ -86,6 +86,11 @@ async function main(): Promise<void> {
   const prefix = process.env.LAB_NETNS_PREFIX ?? env.LAB_NETNS_PREFIX ?? "calab-";
   const dpNodes = Number(process.env.LAB_DATAPLANE_NODES ?? env.LAB_DATAPLANE_NODES ?? "3");
   const maxProbePeriodMs = Number(process.env.LAB_PROBE_PERIOD_MAX_S ?? "2") * 1000;
+  const containerStop = (): "kill" | "term" => {
+    const f = join(labState, "pod-stop");
+    const word = existsSync(f) ? readFileSync(f, "utf8").trim() : process.env.LAB_POD_STOP;
+    return word === "term" ? "term" : "kill";
+  };
   const ca = readFileSync(join(labState, "pki", "apiserver", "apiserver.crt"), "utf8");
   const api = new Api({ url, token, ca, maxSockets: 16 });
   const outDir = join(labState, "kubelet");
@@ -228,6 +233,7 @@ async function main(): Promise<void> {
           podEnv,
           {
             maxProbePeriodMs,
+            containerStop,
             suppressed: new Set(
               faults.stuckTunnels?.includes(node) ? ["allocate-tunnel-addrs"] : [],
             ),

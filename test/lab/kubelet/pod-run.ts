@@ -2,6 +2,17 @@
 // order (a failure fails the container, which kubelet restarts with a back-off), then each service, restarted by
 // "runit" when it exits (Felix exits with 129 by design when its encapsulation changes), and the template's own
 // readiness and liveness probes (a failed liveness restarts the container: every process, and the init again).
+//
+// How the container stops (pod deleted, or restarted after a failed liveness probe): calico/node's command is
+// start_runit (node/Dockerfile.amd64 `CMD ["start_runit"]`), which ends with `exec runsvdir -P /etc/service/enabled`
+// (node/filesystem/sbin/start_runit, Calico v3.31.0), so runsvdir is the container's PID 1. The runtime sends it
+// SIGTERM; runsvdir "exits with 0 immediately" on TERM (runsvdir(8)) without signalling its runsv children, and when
+// the init of a PID namespace exits the kernel kills every other process in it with SIGKILL. So Felix, confd and BIRD
+// die by SIGKILL: BIRD sends its peers no Cease, the kernel routes stay (`persist` in Calico's bird.cfg.template),
+// and its peers keep its routes for the graceful restart time (`graceful restart` in the template's bgp_template).
+// "term" is the lab's earlier model, kept as a yardstick (LAB_POD_STOP=term, or the word in <LAB_STATE>/pod-stop, read
+// at each stop): every service gets SIGTERM and 2 s, and BIRD closes its sessions cleanly, so its peers withdraw its
+// routes at once.
 
 import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
@@ -41,6 +52,8 @@ export interface PodRunOptions {
   maxProbePeriodMs: number;
   /** Services the lab's fault injection keeps from running on this node (e.g. allocate-tunnel-addrs). */
   suppressed: ReadonlySet<string>;
+  /** How the container's processes end: "kill" as the runtime ends calico/node's (above), "term" the lab's old model. */
+  containerStop: () => "kill" | "term";
   log: (msg: string) => void;
 }
 
@@ -264,12 +277,13 @@ export class PodRun {
 
   private async stopServices(): Promise<void> {
     this.stopping = true;
+    const signal = this.opt.containerStop() === "kill" ? "SIGKILL" : "SIGTERM";
     const children: ChildProcess[] = [];
     for (const r of this.services.values()) {
       if (r.restartTimer) clearTimeout(r.restartTimer);
       if (r.child && r.child.exitCode === null && r.child.signalCode === null) {
         children.push(r.child);
-        r.child.kill("SIGTERM");
+        r.child.kill(signal);
       }
     }
     const deadline = Date.now() + 2000;
