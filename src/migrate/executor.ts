@@ -153,7 +153,9 @@ async function settle(
   for (;;) {
     await io.clock.sleep(o.waitSleepSeconds * 1000);
     const pending: string[] = [];
+    const polled = io.clock.now();
     const p = io.poll ? await io.poll() : await renewThenObserve(io);
+    io.log(3, `poll: the Lease renewed and the cluster read in ${io.clock.now() - polled} ms`);
     if (p.renewError !== undefined && p.renewError !== null)
       pending.push(`renewing the Lease failed: ${brief(p.renewError)}`);
     let state: string;
@@ -218,9 +220,16 @@ async function patiently<T>(
   }
 }
 
+/** The Lease renewed on its own (one round trip), right before a write; its time logged at -vvv. */
+async function renewBeforeWrite(io: MigrationIo, o: WaitOptions): Promise<void> {
+  const t = io.clock.now();
+  await patiently(io, o, "renewing the Lease", () => io.lock.renew());
+  io.log(3, `renewed the Lease before the write in ${io.clock.now() - t} ms`);
+}
+
 /** The Lease renewed right before the write, so a run that lost it never writes. */
 async function renewAndWrite(io: MigrationIo, o: WaitOptions, w: Write): Promise<void> {
-  await patiently(io, o, "renewing the Lease", () => io.lock.renew());
+  await renewBeforeWrite(io, o);
   await io.write(w);
 }
 
@@ -266,7 +275,7 @@ async function drive(
     let entry: StepDone | null = null;
     if (step.write) {
       io.log(1, `${stepLabel}: writing`);
-      await patiently(io, o, "renewing the Lease", () => io.lock.renew());
+      await renewBeforeWrite(io, o);
       // Sent: from here on the step is reported, settled or not, its write failed or not.
       entry = {
         title: step.title,

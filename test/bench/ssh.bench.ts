@@ -151,6 +151,32 @@ async function main(): Promise<void> {
     const c = await compare(checks);
     for (const [k, v] of Object.entries(c))
       console.log(`  ${k}: ${v.toFixed(0)} ms (${(v / (c.node ?? 1)).toFixed(2)}x node)`);
+
+    console.log(
+      `\n4. the polls of a migration IPIP/bird -> VXLAN/vxlan over SSH (-vvv), ${basename(venv)}`,
+    );
+    const r = await execa(
+      join(bin, "ansible-playbook"),
+      [
+        "-vvv",
+        ...play(bin, join(REPO, "ansible", "playbooks", "migrate.yml"), {
+          calico_ipip_mode: "Never",
+          calico_vxlan_mode: "Always",
+          calico_network_backend: "vxlan",
+          calico_encap_wait_sleep: 1,
+        }).slice(1),
+      ],
+      { env: ansibleEnv({}, bin), reject: false, all: true, cwd: REPO },
+    );
+    if (r.exitCode !== 0) throw new Error(`migrate.yml exited ${r.exitCode}: ${r.all ?? ""}`);
+    const figures = (re: RegExp): number[] =>
+      [...(r.all ?? "").matchAll(re)].map((m) => Number(m[1]));
+    const polls = figures(/poll: the Lease renewed and the cluster read in (\d+) ms/g);
+    const renewals = figures(/renewed the Lease before the write in (\d+) ms/g);
+    console.log(
+      `  ${polls.length} polls: median ${median(polls)} ms (min ${Math.min(...polls)}, max ${Math.max(...polls)}); ` +
+        `${renewals.length} renewals before a write: median ${median(renewals)} ms`,
+    );
   } finally {
     await labDown();
   }
