@@ -242,15 +242,22 @@ async function signalAndWait(
   const before = new Map(readSummaries(state).map((s) => [s.node, s]));
   const running = pids(state).filter((p) => alive(p.pid));
   for (const p of running) process.kill(p.pid, signal);
-  const deadline = Date.now() + 5000;
+  // An agent answers within a second on a quiet machine; on a loaded one (two labs and Kubespray's role at load 20)
+  // one took more than 5 s, so the wait is long and the failure names who did not answer.
+  const deadline = Date.now() + 30000;
   for (;;) {
     const now = readSummaries(state);
-    const fresh = running.every((p) => {
+    const silent = running.filter((p) => {
       const s = now.find((x) => x.node === p.node);
-      return s !== undefined && done(s, before.get(p.node));
+      return s === undefined || !done(s, before.get(p.node));
     });
-    if (fresh) return now;
-    if (Date.now() > deadline) throw new Error(`prober agents did not answer ${signal}`);
+    if (silent.length === 0) return now;
+    if (Date.now() > deadline)
+      throw new Error(
+        `prober agents did not answer ${signal} within 30 s: ${silent
+          .map((p) => `${p.node} (pid ${p.pid}, ${alive(p.pid) ? "alive" : "gone"})`)
+          .join(", ")}`,
+      );
     await sleep(20);
   }
 }
