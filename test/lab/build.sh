@@ -67,16 +67,38 @@ build_one() { # name wrapper package ldflags
 	log "$name: built in ${secs}s"
 }
 
+# The wrappers (each once) with at least one binary to build: missing, or its stamp changed.
+stale_wrappers() {
+	local name wrapper pkg ldflags
+	while IFS='|' read -r name wrapper pkg ldflags; do
+		if [ -n "${LAB_BUILD_ONLY:-}" ] && [[ " $LAB_BUILD_ONLY " != *" $name "* ]]; then continue; fi
+		if [ ! -x "$LAB_BIN/$name" ] || [ "$(cat "$LAB_BIN/.$name.stamp" 2>/dev/null)" != "$(stamp_of "$wrapper")" ]; then
+			echo "$wrapper"
+		fi
+	done < <(targets) | awk '!seen[$0]++' | tr '\n' ' ' | sed 's/ $//'
+}
+
 main() {
 	install_debian_packages
 	check_go
 	mkdir -p "$LAB_BIN" "$GOMODCACHE" "$GOCACHE"
-	local total_start name wrapper pkg ldflags
+	local total_start name wrapper pkg ldflags prefetch
 	total_start=$(date +%s)
+	# Module downloads wait on the network, compiles on the cores: the modules of every wrapper with a binary to build
+	# are fetched in the background while the first binaries compile (the go command locks what two processes fetch
+	# at once; a failed prefetch changes nothing, the build fetches what it still lacks).
+	prefetch=$(stale_wrappers)
+	if [ -n "$prefetch" ]; then
+		log "fetching the modules of $prefetch in the background"
+		for wrapper in $prefetch; do
+			(cd "$LAB_DIR/go/$wrapper" && GOFLAGS=-mod=readonly go mod download >/dev/null 2>&1 || true) &
+		done
+	fi
 	while IFS='|' read -r name wrapper pkg ldflags; do
 		if [ -n "${LAB_BUILD_ONLY:-}" ] && [[ " $LAB_BUILD_ONLY " != *" $name "* ]]; then continue; fi
 		build_one "$name" "$wrapper" "$pkg" "$ldflags"
 	done < <(targets)
+	wait
 	log "done in $(($(date +%s) - total_start))s: binaries in $LAB_BIN"
 }
 
