@@ -152,6 +152,56 @@ async function main(): Promise<void> {
     for (const [k, v] of Object.entries(c))
       console.log(`  ${k}: ${v.toFixed(0)} ms (${(v / (c.node ?? 1)).toFixed(2)}x node)`);
 
+    console.log(`\n5. where the preflight's added time goes, ${basename(venv)}`);
+    const one = join(dirname(nul), "one-task.yml");
+    writeFileSync(
+      one,
+      stringify([
+        {
+          name: "The same play with one task on node-1",
+          hosts: "kube_control_plane",
+          gather_facts: false,
+          tasks: [{ name: "true", "ansible.builtin.command": "true", changed_when: false }],
+        },
+      ]),
+    );
+    const persist = {
+      ANSIBLE_SSH_ARGS: `-o ControlMaster=auto -o ControlPersist=30m -o ControlPath=${dirname(nul)}/cm-%C`,
+    };
+    // Ansible's own default (ssh_args "-C -o ControlMaster=auto -o ControlPersist=60s") keeps a connection for 60 s,
+    // so runs in turn share one: a new connection per run needs ControlMaster off.
+    for (const [label, extra] of [
+      [
+        "a new SSH connection per run",
+        { ANSIBLE_SSH_ARGS: "-o ControlMaster=no -o ControlPath=none" },
+      ],
+      ["the connection kept open (ControlPersist 30m)", persist],
+    ] as const) {
+      const env = ansibleEnv(extra, bin);
+      if (label.startsWith("the connection")) await timed(play(bin, one, {}), env);
+      const m = await compare({
+        null: { argv: play(bin, nul, {}), env },
+        oneTask: { argv: play(bin, one, {}), env },
+        preflight: {
+          argv: play(bin, join(REPO, "ansible", "playbooks", "preflight.yml"), PINNED_218),
+          env,
+        },
+      });
+      const connectAndTask = (m.oneTask ?? 0) - (m.null ?? 0);
+      const backend = (m.preflight ?? 0) - (m.oneTask ?? 0);
+      console.log(
+        `  ${label}: null ${m.null?.toFixed(0)} ms, one task ${m.oneTask?.toFixed(0)} ms, preflight ${m.preflight?.toFixed(0)} ms; ` +
+          `SSH and one task ${connectAndTask.toFixed(0)} ms, the backend's part ${backend.toFixed(0)} ms, added in all ${((m.preflight ?? 0) - (m.null ?? 0)).toFixed(0)} ms`,
+      );
+    }
+    const start = await compare({
+      node: { argv: ["node", "-e", "0"], env: {} },
+      help: { argv: ["node", CLI, "check", "--help"], env: {} },
+    });
+    console.log(
+      `  the backend's start: node cli.js check --help ${start.help?.toFixed(0)} ms against node -e 0 ${start.node?.toFixed(0)} ms (${((start.help ?? 0) - (start.node ?? 0)).toFixed(0)} ms more)`,
+    );
+
     console.log(
       `\n4. the polls of a migration IPIP/bird -> VXLAN/vxlan over SSH (-vvv), ${basename(venv)}`,
     );
