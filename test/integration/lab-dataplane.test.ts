@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyDataplane, readNode } from "../lab/dataplane/apply.js";
-import { meshSpec, withoutRoute } from "../lab/dataplane/mesh.js";
+import { meshNode, meshSpec, withoutRoute } from "../lab/dataplane/mesh.js";
 import { planNode } from "../lab/dataplane/plan.js";
 import type { DataplaneSpec } from "../lab/dataplane/spec.js";
 import type { ProberReport } from "../lab/prober/control.js";
@@ -42,6 +42,8 @@ const ENV = {
   PROFILE: "kubespray-2.18",
   // Hand-written specs only: the calico-node stand-in would program the same namespaces.
   LAB_STANDIN: "0",
+  // Every node gets the stand-in for the kernel's IP-in-IP device (test/lab/net.sh, tunl0_up).
+  LAB_TUNL0: "1",
 };
 const SSH_OPTS = [
   "-o",
@@ -195,6 +197,125 @@ describe("lab data plane (namespaces, VXLAN and BGP routes, prober, SSH)", funct
     await apply(bgp);
     const healed = await measure(1000);
     expect(healed.lost).to.equal(0);
+  });
+
+  describe("tunl0, the stand-in for the IP-in-IP device, routed as Felix routes IPIP blocks", () => {
+    const ns = (node: string): string => `${PREFIX}${node}`;
+    const inNs = (node: string, ...cmd: string[]) =>
+      execa("ip", ["netns", "exec", ns(node), ...cmd]);
+    /** What Felix's IPIP manager does to an existing tunl0 (v3.31 route_mgr.go configureTunnelDevice): MTU, the
+     *  node's tunnel address as its only IPv4 address, up; then its routes with programClusterRoutes: each remote
+     *  block via the peer's node address on tunl0, onlink, protocol 80, replacing BIRD's. Strict rp_filter on tunl0. */
+    async function felixRoutes(spec: DataplaneSpec): Promise<void> {
+      for (const n of spec.nodes) {
+        const i = Number(n.name.replace("node-", ""));
+        await execa("ip", [
+          "-n",
+          ns(n.name),
+          "addr",
+          "replace",
+          `${meshNode(i, UNDERLAY).tunnelAddress}/32`,
+          "dev",
+          "tunl0",
+        ]);
+        await execa("ip", ["-n", ns(n.name), "link", "set", "tunl0", "mtu", "1480", "up"]);
+        await inNs(n.name, "sysctl", "-qw", "net.ipv4.conf.tunl0.rp_filter=1");
+        for (const r of n.routes)
+          await execa("ip", [
+            "-n",
+            ns(n.name),
+            "route",
+            "replace",
+            r.block,
+            "via",
+            r.remoteUnderlayAddress,
+            "dev",
+            "tunl0",
+            "onlink",
+            "proto",
+            "80",
+          ]);
+      }
+    }
+
+    after(async () => {
+      await apply(bgp);
+    });
+
+    it("every node has a tunl0, down and without an address until Felix configures it", async () => {
+      for (const n of bgp.nodes) {
+        const link = JSON.parse(
+          (await execa("ip", ["-n", ns(n.name), "-j", "addr", "show", "tunl0"])).stdout,
+        ) as {
+          flags: string[];
+          addr_info: unknown[];
+        }[];
+        expect(link[0]?.flags, n.name).not.to.include("UP");
+        expect(link[0]?.addr_info, n.name).to.deep.equal([]);
+      }
+    });
+
+    it("carries every pair without loss through the peers' tunl0, strict rp_filter on", async () => {
+      await felixRoutes(bgp);
+      const via = await inNs(
+        "node-1",
+        "ip",
+        "-j",
+        "route",
+        "get",
+        meshNode(2, UNDERLAY).podAddress,
+      );
+      expect((JSON.parse(via.stdout) as { dev: string }[])[0]?.dev).to.equal("tunl0");
+      const r = await measure(2000);
+      expect(r.lost, JSON.stringify(lossByPair(r))).to.equal(0);
+      // Arrivals come in on tunl0, as a decapsulated IP-in-IP packet does.
+      const rx = JSON.parse(
+        (await execa("ip", ["-n", ns("node-2"), "-j", "-s", "link", "show", "tunl0"])).stdout,
+      ) as {
+        stats64: { rx: { packets: number } };
+      }[];
+      expect(rx[0]?.stats64.rx.packets).to.be.greaterThan(250);
+    });
+
+    it("can fail: strict rp_filter drops what arrives on tunl0 when the way back is not tunl0", async () => {
+      // node-2 routes node-1's block over the underlay again (BIRD's route without the tunnel): what node-1 sends
+      // it through tunl0 fails node-2's reverse path check, both ways of that pair.
+      const back = bgp.nodes[1]?.routes.find((x) => x.remoteNode === "node-1");
+      const r = await measure(1500, async () => {
+        await execa("ip", [
+          "-n",
+          ns("node-2"),
+          "route",
+          "replace",
+          back?.block ?? "",
+          "via",
+          back?.remoteUnderlayAddress ?? "",
+          "dev",
+          "eth0",
+          "proto",
+          "81",
+        ]);
+      });
+      const loss = lossByPair(r);
+      expect(loss["node-1->node-2"]).to.be.greaterThan(50);
+      expect(loss["node-2->node-1"]).to.be.greaterThan(50);
+      for (const pair of ["node-1->node-3", "node-3->node-1", "node-2->node-3", "node-3->node-2"])
+        expect(loss[pair], pair).to.equal(0);
+      await felixRoutes(bgp);
+      expect((await measure(1000)).lost).to.equal(0);
+    });
+
+    it("can fail: a peer's tunl0 down loses exactly its pairs", async () => {
+      const r = await measure(1500, async () => {
+        await execa("ip", ["-n", ns("node-3"), "link", "set", "tunl0", "down"]);
+      });
+      const loss = lossByPair(r);
+      for (const pair of ["node-1->node-3", "node-3->node-1", "node-2->node-3", "node-3->node-2"])
+        expect(loss[pair], pair).to.be.greaterThan(50);
+      for (const pair of ["node-1->node-2", "node-2->node-1"]) expect(loss[pair], pair).to.equal(0);
+      await felixRoutes(bgp);
+      expect((await measure(1000)).lost).to.equal(0);
+    });
   });
 
   it("lab.sh status reports the prober's figures", async () => {

@@ -18,6 +18,8 @@
 #   LAB_DATAPLANE_NODES  how many nodes get a namespace (3)
 #   LAB_SSH              1 (default): sshd and the relays in node-1's namespace; 0: none
 #   LAB_APISERVER_PORT, LAB_ETCD_PORT   relayed into node-1 (26443, 23790)
+#   LAB_TUNL0            1: every node gets a device named tunl0 standing in for the kernel's IP-in-IP device
+#                        (below, "tunl0"); 0 (default): none, as before
 set -euo pipefail
 NET_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(cd "$NET_DIR/../.." && pwd)
@@ -40,12 +42,15 @@ load_config() {
 	LAB_UNDERLAY=${LAB_UNDERLAY:-172.31.250}
 	LAB_DATAPLANE_NODES=${LAB_DATAPLANE_NODES:-3}
 	LAB_SSH=${LAB_SSH:-1}
+	LAB_TUNL0=${LAB_TUNL0:-0}
 	LAB_APISERVER_PORT=${LAB_APISERVER_PORT:-26443}
 	LAB_ETCD_PORT=${LAB_ETCD_PORT:-23790}
 	[[ $LAB_UNDERLAY =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || die "LAB_UNDERLAY must be three octets, got '$LAB_UNDERLAY'"
 	[[ $LAB_DATAPLANE_NODES =~ ^[0-9]+$ ]] && [ "$LAB_DATAPLANE_NODES" -le 200 ] || die "LAB_DATAPLANE_NODES must be 0..200"
 	[[ $LAB_BRIDGE =~ ^[A-Za-z0-9_-]{1,10}$ ]] || die "LAB_BRIDGE must be 1-10 of [A-Za-z0-9_-] (veths are <bridge>-<i>)"
 	[[ $LAB_NETNS_PREFIX =~ ^[A-Za-z0-9_.-]*$ ]] || die "bad LAB_NETNS_PREFIX"
+	[[ $LAB_TUNL0 =~ ^[01]$ ]] || die "LAB_TUNL0 must be 0 or 1, got '$LAB_TUNL0'"
+	TUNNEL_BRIDGE=${LAB_BRIDGE}t
 	HOST_ADDR=$LAB_UNDERLAY.1
 	SSH_DIR=$LAB_STATE/ssh
 	RUN=$LAB_STATE/run
@@ -57,7 +62,7 @@ save_config() {
 	mkdir -p "$NET_STATE"
 	{
 		local k
-		for k in LAB_BRIDGE LAB_NETNS_PREFIX LAB_UNDERLAY LAB_DATAPLANE_NODES LAB_SSH LAB_APISERVER_PORT LAB_ETCD_PORT; do
+		for k in LAB_BRIDGE LAB_NETNS_PREFIX LAB_UNDERLAY LAB_DATAPLANE_NODES LAB_SSH LAB_APISERVER_PORT LAB_ETCD_PORT LAB_TUNL0; do
 			printf '%s=%s\n' "$k" "${!k}"
 		done
 	} >"$NET_STATE/config"
@@ -122,6 +127,40 @@ EOF
 	# Forwarding on, as Kubespray's sysctl settings leave every node (pods' traffic is forwarded).
 	ip netns exec "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
 		net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	[ "$LAB_TUNL0" = 0 ] || tunl0_up "$i"
+}
+
+# ---- tunl0: a stand-in for the kernel's IP-in-IP device -------------------------------------------
+# This kernel has no ipip link type, so Felix cannot create tunl0. Felix's IPIP manager (v3.31 route_mgr.go,
+# configureTunnelDevice) takes an existing device named tunl0 whatever its type: it sets its MTU, makes the
+# node's IPIP tunnel address its only IPv4 address and sets it up; with programClusterRoutes it routes remote IPIP
+# blocks "via <peer's node address> dev tunl0 onlink". Here tunl0 is one end of a veth whose other end is a port
+# of a bridge of its own (<LAB_BRIDGE>t, no address, no other member), so a packet routed via tunl0 leaves
+# without an outer header and arrives on the peer's tunl0, as a decapsulated IP-in-IP packet arrives there: the
+# sender resolves the peer's node address by ARP on tunl0 (the peer answers from tunl0 for its own address), and
+# the receiver's reverse path for the sender's pod block is tunl0 too, so strict rp_filter passes as it does for
+# IP-in-IP. Not shown: the 20-byte outer header (the MTU Felix sets applies, nothing needs it), tunl0's NOARP
+# (real IP-in-IP needs no neighbour; here a neighbour entry on tunl0 is made and can fail), the kernel's
+# acceptance of IP-in-IP from any source address, and rp_filter on the real device's outer header. The device
+# starts down and without an address, as the kernel's tunl0 does when the ipip module loads; Felix brings it up.
+tunl0_up() {
+	local i=$1 ns port
+	ns=$(ns_name "$i")
+	port=$TUNNEL_BRIDGE$i
+	if ! ip link show "$TUNNEL_BRIDGE" >/dev/null 2>&1; then
+		ip link add "$TUNNEL_BRIDGE" type bridge
+		# The root namespace never answers ARP on the tunnel segment (it owns none of its addresses) nor joins it.
+		sysctl -qw "net.ipv4.conf.$TUNNEL_BRIDGE.arp_ignore=1" "net.ipv6.conf.$TUNNEL_BRIDGE.disable_ipv6=1"
+		ip link set "$TUNNEL_BRIDGE" up
+	fi
+	if ! ip -n "$ns" link show tunl0 >/dev/null 2>&1; then
+		ip link del "$port" 2>/dev/null || true
+		ip link add "$port" type veth peer name tunl0 netns "$ns"
+	fi
+	sysctl -qw "net.ipv6.conf.$port.disable_ipv6=1"
+	ip link set "$port" master "$TUNNEL_BRIDGE" up
+	# The kernel's tunl0 carries no IPv6 (no link-local address).
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.tunl0.disable_ipv6=1
 }
 
 # ---- sshd and the relays in node-1 ---------------------------------------------------------
@@ -310,26 +349,29 @@ cmd_down() {
 			ip netns del "$ns"
 		fi
 		ip link del "$LAB_BRIDGE-$i" 2>/dev/null || true
+		ip link del "$TUNNEL_BRIDGE$i" 2>/dev/null || true
 	done
 	ip link del "$LAB_BRIDGE" 2>/dev/null || true
+	ip link del "$TUNNEL_BRIDGE" 2>/dev/null || true
 	rm -rf "$NET_STATE" "$SSH_DIR" "$NODE1_ROOT" "$LAB_STATE/inventory.ini"
 	log "down"
 }
 
 cmd_status() {
 	load_config
-	local i ns nodes='[]' vx routes present
+	local i ns nodes='[]' vx tunl0 routes present
 	for ((i = 1; i <= LAB_DATAPLANE_NODES; i++)); do
 		ns=$(ns_name "$i")
-		present=false vx=false routes=null
+		present=false vx=false tunl0=false routes=null
 		if ns_exists "$ns"; then
 			present=true
 			ip -n "$ns" link show vxlan.calico >/dev/null 2>&1 && vx=true
+			ip -n "$ns" link show tunl0 >/dev/null 2>&1 && tunl0=true
 			routes=$(ip -n "$ns" -j route show table main | jq '[.[] | select(.protocol == "80" or .protocol == "81")] |
 				{vxlan: map(select(.protocol == "80")) | length, bgp: map(select(.protocol == "81")) | length}')
 		fi
-		nodes=$(jq -c --arg n "node-$i" --arg ns "$ns" --argjson p $present --argjson vx $vx --argjson r "$routes" \
-			'. + [{node: $n, netns: $ns, present: $p, vxlan_calico: $vx, routes: $r}]' <<<"$nodes")
+		nodes=$(jq -c --arg n "node-$i" --arg ns "$ns" --argjson p $present --argjson vx $vx --argjson t $tunl0 \
+			--argjson r "$routes" '. + [{node: $n, netns: $ns, present: $p, vxlan_calico: $vx, tunl0: $t, routes: $r}]' <<<"$nodes")
 	done
 	local sshd=false prober=null
 	pid_alive "$(cat "$RUN/sshd.pid" 2>/dev/null)" && sshd=true
