@@ -1,27 +1,45 @@
 // Benchmarks over SSH on one lab (the LAB_* slot of the environment), figures for test/bench/FIGURES.md; none
 // fails on time:
 //   1. the preflight playbook minus a null playbook (the same play, no task) over SSH, with each Ansible in
-//      BENCH_VENVS (venv directories; default: the project's .venv);
+//      BENCH_VENVS (venv directories; default: the project's .venv); with the venv of Kubespray v2.31.0's Ansible
+//      (ansible 11.13.0, added when BENCH_VENVS lacks it), in the same runs taken in turn: Kubespray's own check
+//      tasks (roles/network_plugin/calico/tasks/check.yml of the release tree in KUBESPRAY_TREES, after its
+//      defaults roles, as its kubernetes/preinstall role includes them) and this project's preflight in the same
+//      kind of play (the README's fork), each minus that play without a task (test/support/kubespray.ts), on an
+//      inventory that passes both (PINNED_218);
 //   2. a migration poll over SSH: calico_encap_migrate towards the encapsulation the cluster already has (one
 //      poll, then changed: false) minus the null playbook, with this build's backend and with BENCH_BEFORE's
 //      (the cli.js of a build before the reads were batched), with the first venv;
-//   3. `calico-encap check` against the live lab (local commands) against `node -e 0`.
+//   3. `calico-encap check` against the live lab (local commands) against `node -e 0` and each of its reads
+//      alone (the same commands).
 // BENCH_RUNS runs of each (default 5), alternating, medians.
 //   node dist/test/bench/ssh.bench.js
 
 import { execa } from "execa";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { stringify } from "yaml";
+import { calicoctlReads } from "../../src/cluster/read-calicoctl.js";
+import { kubectlBase, kubesprayObjectsArgv } from "../../src/cluster/read-kubectl.js";
 import { REPO, VENV_BIN, ansibleEnv } from "../support/ansible.js";
+import {
+  KUBESPRAY_ANSIBLE,
+  kubesprayPlaybook,
+  kubesprayTree,
+  kubesprayVenv,
+  type KubesprayRelease,
+} from "../support/kubespray.js";
 import type { Lab } from "../support/lab.js";
 import { labDown, labUp, nodesStatus, waitUntil } from "../support/lab.js";
+import { parseRecap } from "../support/playbook.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const VENVS = (process.env.BENCH_VENVS ?? dirname(VENV_BIN)).split(/\s+/).filter(Boolean);
 const CLI = join(REPO, "dist", "src", "cli.js");
 const BEFORE = process.env.BENCH_BEFORE;
+/** The release whose own check tasks item 1 measures (the Ansible it pins: KUBESPRAY_ANSIBLE). */
+const KUBESPRAY: KubesprayRelease = "v2.31.0";
 const PINNED_218 = {
   calico_ipip_mode: "Always",
   calico_vxlan_mode: "Never",
@@ -46,24 +64,64 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] ?? NaN;
 }
 
-async function timed(argv: string[], env: Record<string, string>): Promise<number> {
+/** A command to time; extendEnv false: env is the whole environment (a Kubespray run's, kubesprayPlaybook). */
+interface Run {
+  argv: string[];
+  env: Record<string, string>;
+  extendEnv?: boolean;
+}
+
+async function timed(
+  argv: string[],
+  env: Record<string, string>,
+  extendEnv = true,
+): Promise<number> {
   const started = process.hrtime.bigint();
-  const r = await execa(argv[0] ?? "", argv.slice(1), { env, reject: false, all: true, cwd: REPO });
+  const r = await execa(argv[0] ?? "", argv.slice(1), {
+    env,
+    extendEnv,
+    reject: false,
+    all: true,
+    cwd: REPO,
+  });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${r.exitCode}: ${r.all ?? ""}`);
   return ms;
 }
 
 /** Median ms of each argv, run RUNS times in turn. */
-async function compare(
-  runs: Record<string, { argv: string[]; env: Record<string, string> }>,
-): Promise<Record<string, number>> {
+async function compare(runs: Record<string, Run>): Promise<Record<string, number>> {
   const times: Record<string, number[]> = {};
   for (let i = 0; i < RUNS; i++)
     for (const [name, r] of Object.entries(runs))
-      (times[name] ??= []).push(await timed(r.argv, r.env));
+      (times[name] ??= []).push(await timed(r.argv, r.env, r.extendEnv));
   return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
 }
+
+/**
+ * Kubespray's own check tasks, this project's preflight in the same kind of play, and that play without a task,
+ * each a Kubespray run (test/support/kubespray.ts) with the inventory pinned to the cluster; null when
+ * KUBESPRAY_TREES lacks the release (the reason printed).
+ */
+async function kubesprayRuns(lab: Lab): Promise<Record<string, Run> | null> {
+  try {
+    kubesprayTree(KUBESPRAY);
+  } catch (e) {
+    console.log(`  Kubespray's check not measured: ${(e as Error).message}`);
+    return null;
+  }
+  const run = async (plays: ("defaults" | "check" | "preflight")[]): Promise<Run> => {
+    const p = await kubesprayPlaybook(lab, { release: KUBESPRAY, vars: PINNED_218, plays });
+    return { argv: p.argv, env: p.env, extendEnv: false };
+  };
+  return {
+    ksNull: await run(["defaults"]),
+    ksCheck: await run(["check"]),
+    ksPreflight: await run(["preflight"]),
+  };
+}
+
+const ms = (x: number | undefined): string => `${(x ?? NaN).toFixed(0)} ms`;
 
 function nullPlaybook(): string {
   const dir = mkdtempSync(join(tmpdir(), "calico-encap-bench-"));
@@ -98,18 +156,50 @@ async function main(): Promise<void> {
     ];
     console.log(`${RUNS} runs each, medians; lab ${lab.state}`);
     console.log("\n1. preflight.yml minus the null playbook over SSH (bridge)");
-    for (const venv of VENVS) {
+    const ksVenv = await kubesprayVenv(KUBESPRAY);
+    const same = (a: string, b: string): boolean => realpathSync(a) === realpathSync(b);
+    const venvs = VENVS.some((v) => same(v, ksVenv)) ? VENVS : [...VENVS, ksVenv];
+    for (const venv of venvs) {
       const bin = join(venv, "bin");
       const env = ansibleEnv({}, bin);
+      const ks = same(venv, ksVenv) ? await kubesprayRuns(lab) : null;
+      // Once each first: the SSH connection the runs in turn share (Ansible's ControlPersist) warmed as every later
+      // run finds it, and the recap of Kubespray's check and of the preflight (both pass on this inventory).
+      for (const name of ["ksCheck", "ksPreflight"] as const) {
+        const r = ks?.[name];
+        if (!r) continue;
+        const out = await execa(r.argv[0] ?? "", r.argv.slice(1), {
+          env: r.env,
+          extendEnv: false,
+          reject: false,
+          all: true,
+        });
+        if (out.exitCode !== 0) throw new Error(`${name} exited ${out.exitCode}: ${out.all ?? ""}`);
+        console.log(`  ${name} once: ${JSON.stringify(parseRecap(out.all ?? "")["node-1"])}`);
+      }
       const m = await compare({
         null: { argv: play(bin, nul, {}), env },
         preflight: {
           argv: play(bin, join(REPO, "ansible", "playbooks", "preflight.yml"), PINNED_218),
           env,
         },
+        ...ks,
       });
+      const added = (m.preflight ?? 0) - (m.null ?? 0);
       console.log(
-        `  ${basename(venv)}: null ${m.null?.toFixed(0)} ms, preflight ${m.preflight?.toFixed(0)} ms, added ${((m.preflight ?? 0) - (m.null ?? 0)).toFixed(0)} ms`,
+        `  ${basename(venv)}: null ${ms(m.null)}, preflight ${ms(m.preflight)}, added ${ms(added)}`,
+      );
+      if (!ks) continue;
+      const ksAdded = (m.ksCheck ?? 0) - (m.ksNull ?? 0);
+      const inPlay = (m.ksPreflight ?? 0) - (m.ksNull ?? 0);
+      console.log(
+        `  in the same runs, Kubespray ${KUBESPRAY}'s plays (its defaults roles; ansible ${KUBESPRAY_ANSIBLE[KUBESPRAY]}): ` +
+          `without a task ${ms(m.ksNull)}, its own check tasks ${ms(m.ksCheck)} (added ${ms(ksAdded)}), ` +
+          `this project's preflight ${ms(m.ksPreflight)} (added ${ms(inPlay)})`,
+      );
+      console.log(
+        `  preflight added / Kubespray's check added: preflight.yml ${(added / ksAdded).toFixed(2)}, ` +
+          `in Kubespray's play ${(inPlay / ksAdded).toFixed(2)} (goal: at most 0.20)`,
       );
     }
     const venv = VENVS[0] ?? dirname(VENV_BIN);
@@ -142,15 +232,29 @@ async function main(): Promise<void> {
       "--kubeconfig",
       lab.kubeconfig,
     ];
-    const checks: Record<string, { argv: string[]; env: Record<string, string> }> = {
+    const checks: Record<string, Run> = {
       node: { argv: ["node", "-e", "0"], env: {} },
       check: { argv: ["node", CLI, "check", ...flags, ...PINNED_FLAGS], env: {} },
     };
     if (BEFORE)
       checks.checkBefore = { argv: ["node", BEFORE, ...checks.check!.argv.slice(2)], env: {} };
-    const c = await compare(checks);
+    // Each read the check makes (its argv from src/cluster), alone.
+    const reads: Record<string, Run> = {};
+    for (const argv of calicoctlReads(lab.calicoctlSh))
+      reads[`read: calicoctl ${argv.slice(1, -2).join(" ")}`] = { argv, env: {} };
+    reads["read: kubectl calico-config and calico-node"] = {
+      argv: kubesprayObjectsArgv(kubectlBase(lab.kubectl, lab.kubeconfig)),
+      env: {},
+    };
+    const c = await compare({ ...checks, ...reads });
     for (const [k, v] of Object.entries(c))
       console.log(`  ${k}: ${v.toFixed(0)} ms (${(v / (c.node ?? 1)).toFixed(2)}x node)`);
+    const slowest = Math.max(...Object.keys(reads).map((k) => c[k] ?? NaN));
+    const goal = 2 * (c.node ?? NaN) + slowest;
+    console.log(
+      `  goal: at most twice node's start plus the slowest read = 2 x ${ms(c.node)} + ${ms(slowest)} = ${ms(goal)}; ` +
+        `check ${ms(c.check)}: ${(c.check ?? Infinity) <= goal ? "met" : "not met"}`,
+    );
 
     console.log(`\n5. where the preflight's added time goes, ${basename(venv)}`);
     const one = join(dirname(nul), "one-task.yml");

@@ -90,9 +90,10 @@ function node1Address(lab: Lab): string {
 
 /**
  * The plays of one ansible-playbook run, in order: this project's preflight or migration (the role calico_encap
- * with the release's defaults roles, as the README tells a fork) and Kubespray's Calico role.
+ * with the release's defaults roles, as the README tells a fork) and Kubespray's Calico role; for the bench,
+ * Kubespray's own Calico check tasks (check) and the same play without a task (defaults).
  */
-export type KubesprayPlay = "preflight" | "migrate" | "calico";
+export type KubesprayPlay = "preflight" | "migrate" | "calico" | "check" | "defaults";
 
 export interface KubesprayRun {
   release: KubesprayRelease;
@@ -129,6 +130,16 @@ function inventory(lab: Lab, vars: Record<string, unknown>): string {
   });
 }
 
+/** The release's defaults roles: its defaults role, and network_plugin/calico_defaults where the release has it. */
+function defaultsRoles(tree: string): { role: string }[] {
+  return [
+    { role: defaultsRole(tree) },
+    ...(existsSync(join(tree, "roles", "network_plugin", "calico_defaults"))
+      ? [{ role: "network_plugin/calico_defaults" }]
+      : []),
+  ];
+}
+
 /** This project's role in a play of its own, with the release's defaults, as the README tells a fork. */
 function calicoEncapPlay(tree: string, tasksFrom: "preflight" | "migrate"): unknown {
   return {
@@ -139,18 +150,38 @@ function calicoEncapPlay(tree: string, tasksFrom: "preflight" | "migrate"): unkn
     hosts: "kube_control_plane",
     gather_facts: false,
     any_errors_fatal: true,
-    roles: [
-      { role: defaultsRole(tree) },
-      ...(existsSync(join(tree, "roles", "network_plugin", "calico_defaults"))
-        ? [{ role: "network_plugin/calico_defaults" }]
-        : []),
-    ],
+    roles: defaultsRoles(tree),
     tasks: [
       {
         name: tasksFrom === "preflight" ? "Calico preflight" : "Calico encapsulation migration",
         "ansible.builtin.import_role": { name: "calico_encap", tasks_from: tasksFrom },
       },
     ],
+  };
+}
+
+/**
+ * Kubespray's own Calico check tasks as its kubernetes/preinstall role runs them (`include_role:
+ * network_plugin/calico, tasks_from: check`), with the release's defaults roles, as calicoEncapPlay has them; with
+ * `check` false, the same play without a task (the bench's null playbook: the same roles loaded, nothing run).
+ */
+function calicoCheckPlay(tree: string, check: boolean): unknown {
+  return {
+    name: check
+      ? "Kubespray's Calico checks: roles/network_plugin/calico/tasks/check.yml"
+      : "Kubespray's defaults roles without a task",
+    hosts: "kube_control_plane",
+    gather_facts: false,
+    any_errors_fatal: true,
+    roles: defaultsRoles(tree),
+    tasks: check
+      ? [
+          {
+            name: "Run calico checks",
+            "ansible.builtin.include_role": { name: "network_plugin/calico", tasks_from: "check" },
+          },
+        ]
+      : [],
   };
 }
 
@@ -210,11 +241,20 @@ function calicoPlays(lab: Lab, tree: string): unknown[] {
   return out;
 }
 
+/** One ansible-playbook run of Kubespray's roles, written to its folder but not started. */
+export interface KubesprayPlaybook {
+  /** The folder with ansible.cfg, hosts.yml and play.yml (and output.log once runKubespray ran it). */
+  dir: string;
+  argv: string[];
+  /** The whole environment (no ANSIBLE_* of the caller's): run with extendEnv false. */
+  env: Record<string, string>;
+}
+
 /**
- * Runs Kubespray's real Calico role of a release against the lab's node-1 over SSH, from the venv of the Ansible
- * that release runs on, with this project's role and plugins beside Kubespray's (as a fork adds them).
+ * Writes the ansible.cfg, inventory and plays of a run of Kubespray's roles (as runKubespray runs them) and returns
+ * the command, for a caller that runs it more than once (test/bench/ssh.bench.ts).
  */
-export async function runKubespray(lab: Lab, run: KubesprayRun): Promise<PlaybookRun> {
+export async function kubesprayPlaybook(lab: Lab, run: KubesprayRun): Promise<KubesprayPlaybook> {
   const tree = kubesprayTree(run.release);
   const venv = await kubesprayVenv(run.release);
   const dir = mkdtempSync(join(tmpdir(), `calico-encap-kubespray-${run.release}-`));
@@ -239,28 +279,44 @@ export async function runKubespray(lab: Lab, run: KubesprayRun): Promise<Playboo
   );
   writeFileSync(join(dir, "hosts.yml"), inventory(lab, run.vars ?? {}));
   const plays = (run.plays ?? ["calico"]).flatMap((p) =>
-    p === "calico" ? calicoPlays(lab, tree) : [calicoEncapPlay(tree, p)],
+    p === "calico"
+      ? calicoPlays(lab, tree)
+      : p === "check" || p === "defaults"
+        ? [calicoCheckPlay(tree, p === "check")]
+        : [calicoEncapPlay(tree, p)],
   );
   writeFileSync(join(dir, "play.yml"), stringify(plays));
   const bin = join(venv, "bin");
-  const r = await execa(
-    join(bin, "ansible-playbook"),
-    ["-i", join(dir, "hosts.yml"), join(dir, "play.yml")],
-    {
-      reject: false,
-      cwd: dir,
-      // Only this run's Ansible settings: a caller's ANSIBLE_* (Molecule's ANSIBLE_ROLES_PATH and ANSIBLE_LIBRARY,
-      // when a scenario starts the lab) would override the ansible.cfg that lists Kubespray's tree.
-      env: {
-        ...Object.fromEntries(
-          Object.entries(process.env).filter(([k]) => !k.startsWith("ANSIBLE_")),
-        ),
-        ...ansibleEnv({ ANSIBLE_CONFIG: join(dir, "ansible.cfg") }, bin),
-      },
-      extendEnv: false,
-      all: true,
-    },
-  );
+  // Only this run's Ansible settings: a caller's ANSIBLE_* (Molecule's ANSIBLE_ROLES_PATH and ANSIBLE_LIBRARY,
+  // when a scenario starts the lab) would override the ansible.cfg that lists Kubespray's tree.
+  const env: Record<string, string> = {
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(
+        (e): e is [string, string] => !e[0].startsWith("ANSIBLE_") && e[1] !== undefined,
+      ),
+    ),
+    ...ansibleEnv({ ANSIBLE_CONFIG: join(dir, "ansible.cfg") }, bin),
+  };
+  return {
+    dir,
+    argv: [join(bin, "ansible-playbook"), "-i", join(dir, "hosts.yml"), join(dir, "play.yml")],
+    env,
+  };
+}
+
+/**
+ * Runs Kubespray's real Calico role of a release against the lab's node-1 over SSH, from the venv of the Ansible
+ * that release runs on, with this project's role and plugins beside Kubespray's (as a fork adds them).
+ */
+export async function runKubespray(lab: Lab, run: KubesprayRun): Promise<PlaybookRun> {
+  const { dir, argv, env } = await kubesprayPlaybook(lab, run);
+  const r = await execa(argv[0] ?? "", argv.slice(1), {
+    reject: false,
+    cwd: dir,
+    env,
+    extendEnv: false,
+    all: true,
+  });
   const output = r.all ?? "";
   writeFileSync(join(dir, "output.log"), output);
   return { exitCode: r.exitCode ?? -1, output, recap: parseRecap(output) };
