@@ -128,15 +128,20 @@ test-ansible-versions: setup lab-build
 INTEGRATION := dist/test/integration/**/*.test.js
 I := dist/test/integration
 TOUR_SPLIT := 20
+# The full tier also builds Calico v3.30.1 (the calico-node, CNI plugin and calicoctl of that release, test/lab/lib.sh)
+# and runs real-calico-node.test once more on a lab that runs it (LAB_CALICO=v3.30.1).
 ifeq ($(TEST_TIER),full)
 TOUR_ENTRIES := "transitions 1-$(TOUR_SPLIT)|TOUR_TO=$(TOUR_SPLIT)|$(I)/transitions.test.js" \
 	"transitions $$(( $(TOUR_SPLIT) + 1 ))-42|TOUR_FROM=$$(( $(TOUR_SPLIT) + 1 ))|$(I)/transitions.test.js"
+OLDER_CALICO_ENTRIES := "real-calico-node on Calico v3.30.1|LAB_CALICO=v3.30.1|$(I)/real-calico-node.test.js"
+LAB_BUILD_CALICOS := v3.31.0 v3.30.1
 else
 TOUR_ENTRIES := "transitions||$(I)/transitions.test.js"
+OLDER_CALICO_ENTRIES :=
 endif
 LAB_QUEUE_ENTRIES := $(TOUR_ENTRIES) "tunnel-pool-tour||$(I)/tunnel-pool-tour.test.js" \
-	$(foreach f,interrupt dualstack real-calico-node kubespray-role migrate role human check waits lab-can-fail bridge-ssh ssh \
-	  lab-dataplane standin,"$(f)||$(I)/$(f).test.js")
+	$(foreach f,interrupt dualstack real-calico-node,"$(f)||$(I)/$(f).test.js") $(OLDER_CALICO_ENTRIES) \
+	$(foreach f,kubespray-role migrate role human check waits lab-can-fail bridge-ssh ssh lab-dataplane standin,"$(f)||$(I)/$(f).test.js")
 LAB_QUEUE := $(CURDIR)/.cache/lab-queue
 export MOCHA
 

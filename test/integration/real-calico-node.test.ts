@@ -1,4 +1,5 @@
-// The lab runs the real calico-node (v3.31.0, built from the Go module proxy) under the lab's kubelet: Felix,
+// The lab runs the real calico-node (v3.31.0, or v3.30.1 with LAB_CALICO=v3.30.1; built from the Go module proxy,
+// test/lab/lib.sh) under the lab's kubelet: Felix,
 // allocate-tunnel-addrs, confd and BIRD in every node's namespace, the prober's pods networked by the real Calico CNI
 // plugin. What this file proves on it: the components are real and meshed, pods are real WorkloadEndpoints with
 // addresses from Calico IPAM, steady traffic loses nothing, an in-place IPIP -> VXLAN migration loses probes only
@@ -74,8 +75,11 @@ async function measured(
 describe("the real calico-node in the lab", function () {
   this.timeout(600000);
   let lab: Lab;
+  /** The Calico release the lab's calico-node, CNI plugin and calicoctl were built from, named in every figure. */
+  let calico = "";
   before(async () => {
     lab = await labUp("kubespray-2.18");
+    calico = lab.env.LAB_CALICO_RELEASE ?? "v3.31.0";
     await startProber(lab);
   });
   after(labDown);
@@ -100,6 +104,18 @@ describe("the real calico-node in the lab", function () {
       expect(s?.podReady, `${node} calico-node Ready`).to.equal(true);
       expect(s?.backend).to.equal("bird");
     }
+    // calico-node -startup writes its own version (the build's buildinfo stamp) into ClusterInformation.
+    const info = JSON.parse(
+      await kubectl(
+        lab,
+        "get",
+        "clusterinformations.crd.projectcalico.org",
+        "default",
+        "-o",
+        "json",
+      ),
+    ) as { spec: { calicoVersion: string } };
+    expect(info.spec.calicoVersion, "the Calico that runs").to.equal(calico);
   });
 
   it("BIRD runs the config the real confd rendered, krt_tunnel removed, and is meshed with both peers", async () => {
@@ -165,7 +181,7 @@ describe("the real calico-node in the lab", function () {
   it("IPIP/bird -> VXLAN/vxlan in place: every Felix restarts with 129, probes are lost only within the pool switch step", async () => {
     const { r, steps, p } = await measured(lab, { ...migrateArgs(lab), ...TO_VXLAN });
     console.log(
-      `      real calico-node, IPIP/bird -> VXLAN/vxlan in place: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms; steps ${steps.map((s) => s.seconds).join(" s, ")} s`,
+      `      real calico-node ${calico}, IPIP/bird -> VXLAN/vxlan in place: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms; steps ${steps.map((s) => s.seconds).join(" s, ")} s`,
     );
     expect(r.failed, r.msg).to.not.equal(true);
     inPlace = p;
@@ -184,7 +200,7 @@ describe("the real calico-node in the lab", function () {
   it("VXLAN/vxlan -> IPIP/bird: calico-node rolls on every node at once, BIRD peers, maxUnavailable goes back; loss only in the pool switch step", async () => {
     const { r, steps, p } = await measured(lab, { ...migrateArgs(lab), ...TO_IPIP });
     console.log(
-      `      real calico-node, VXLAN/vxlan -> IPIP/bird: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms; steps ${steps.map((s) => `${s.title.split(" ").slice(0, 3).join(" ")} ${s.seconds} s`).join(", ")}`,
+      `      real calico-node ${calico}, VXLAN/vxlan -> IPIP/bird: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms; steps ${steps.map((s) => `${s.title.split(" ").slice(0, 3).join(" ")} ${s.seconds} s`).join(", ")}`,
     );
     expect(r.failed, r.msg).to.not.equal(true);
     expect(steps[0]?.title).to.match(
@@ -233,7 +249,7 @@ describe("the real calico-node in the lab", function () {
     const args = { ...migrateArgs(lab), ...TO_VXLAN, tunnel_pool_cidr: TUNNEL_CIDR };
     const { r, steps, p } = await measured(lab, args);
     console.log(
-      `      real calico-node, IPIP/bird -> VXLAN/vxlan with tunnel_pool_cidr: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms, first ${p.first_lost_at ?? "-"}; steps ${steps.map((s) => `${s.title.split(" ").slice(0, 3).join(" ")} ${s.seconds} s`).join(", ")}`,
+      `      real calico-node ${calico}, IPIP/bird -> VXLAN/vxlan with tunnel_pool_cidr: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms, first ${p.first_lost_at ?? "-"}; steps ${steps.map((s) => `${s.title.split(" ").slice(0, 3).join(" ")} ${s.seconds} s`).join(", ")}`,
     );
     expect(r.failed, r.msg).to.not.equal(true);
     const titles = steps.map((s) => s.title);
@@ -267,7 +283,7 @@ describe("the real calico-node in the lab", function () {
     const before = await nodeAnnotations(lab);
     const { r, steps, p } = await measured(lab, { ...migrateArgs(lab), ...TO_IPIP });
     console.log(
-      `      real calico-node, VXLAN/vxlan -> IPIP/bird, tunnel pool kept: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms`,
+      `      real calico-node ${calico}, VXLAN/vxlan -> IPIP/bird, tunnel pool kept: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms`,
     );
     expect(r.failed, r.msg).to.not.equal(true);
     const pools = JSON.parse(await calicoctl(lab, "get", "ippools", "-o", "json")) as {

@@ -2,9 +2,11 @@
 # Builds the lab's programs from Go modules (test/lab/go/<wrapper>) into a cache outside git:
 #   ${CALICO_ENCAP_CACHE:-$HOME/.cache/calico-encap}/lab/{gomod,gocache,bin}
 # A binary is rebuilt only when the sha256 of its wrapper's go.mod + go.sum, this script,
-# lib.sh and the Go version changes (kept in bin/.<name>.stamp).
+# lib.sh and the Go version changes (kept in <its bin dir>/.<name>.stamp).
 # Also installs the Debian packages the lab needs when they are missing.
-# Env: LAB_BUILD_JOBS (go build -p, default 2), LAB_BUILD_ONLY="etcd kubectl" (subset).
+# Env: LAB_BUILD_JOBS (go build -p, default 2), LAB_BUILD_ONLY="etcd kubectl" (subset),
+# LAB_CALICO=v3.30.1 (lib.sh): Calico v3.30.1's calicoctl, calico-node and CNI plugin into bin-v3.30.1/ instead of
+# v3.31.0's into bin/ (etcd and Kubernetes stay in bin/, linked from bin-v3.30.1/).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -27,52 +29,63 @@ check_go() {
 	esac
 }
 
-# name wrapper package ldflags
+# name bin-dir wrapper package ldflags
 targets() {
 	local k8s_minor=${K8S_VERSION#v1.}
 	k8s_minor=${k8s_minor%%.*}
 	local k8s_ldflags="-X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$k8s_minor -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$k8s_minor"
-	local calico_rev=${CALICO_MODULE_VERSION##*-}
-	local calico_ldflags="-X github.com/projectcalico/calico/pkg/buildinfo.Version=$CALICO_RELEASE -X github.com/projectcalico/calico/pkg/buildinfo.GitRevision=$calico_rev"
-	printf '%s|%s|%s|%s\n' \
-		etcd etcd go.etcd.io/etcd/server/v3 "-X go.etcd.io/etcd/api/v3/version.GitSHA=module-$ETCD_VERSION" \
-		kube-apiserver kubernetes k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" \
-		kube-controller-manager kubernetes k8s.io/kubernetes/cmd/kube-controller-manager "$k8s_ldflags" \
-		kube-scheduler kubernetes k8s.io/kubernetes/cmd/kube-scheduler "$k8s_ldflags" \
-		kubectl kubernetes k8s.io/kubernetes/cmd/kubectl "$k8s_ldflags" \
-		calicoctl calicoctl github.com/projectcalico/calico/calicoctl/calicoctl "$calico_ldflags" \
-		calico-node calico-node github.com/projectcalico/calico/node/cmd/calico-node "$calico_ldflags" \
-		calico-cni calico-node github.com/projectcalico/calico/cni-plugin/cmd/calico "$calico_ldflags"
+	local calico_rev=${CALICO_MODULE_VERSION##*-} c=github.com/projectcalico/calico
+	local calicoctl_ldflags node_ldflags cni_ldflags
+	if [ "$CALICO_RELEASE" = v3.31.0 ]; then
+		calicoctl_ldflags="-X $c/pkg/buildinfo.Version=$CALICO_RELEASE -X $c/pkg/buildinfo.GitRevision=$calico_rev"
+		node_ldflags=$calicoctl_ldflags cni_ldflags=$calicoctl_ldflags
+	else
+		# Before v3.31 each component has version variables of its own: the -X flags of v3.30.1's calicoctl/Makefile,
+		# node/Makefile and cni-plugin/Makefile (calico-node's startup writes startup.VERSION into ClusterInformation).
+		calicoctl_ldflags="-X $c/calicoctl/calicoctl/commands.VERSION=$CALICO_RELEASE -X $c/calicoctl/calicoctl/commands.GIT_REVISION=$calico_rev -X $c/calicoctl/calicoctl/commands/common.VERSION=$CALICO_RELEASE -X main.VERSION=$CALICO_RELEASE"
+		node_ldflags="-X $c/node/pkg/lifecycle/startup.VERSION=$CALICO_RELEASE -X $c/node/buildinfo.GitVersion=$CALICO_RELEASE -X $c/node/buildinfo.GitRevision=$calico_rev"
+		cni_ldflags="-X main.VERSION=$CALICO_RELEASE"
+	fi
+	local base=$LAB_BIN_BASE
+	printf '%s|%s|%s|%s|%s\n' \
+		etcd "$base" etcd go.etcd.io/etcd/server/v3 "-X go.etcd.io/etcd/api/v3/version.GitSHA=module-$ETCD_VERSION" \
+		kube-apiserver "$base" kubernetes k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" \
+		kube-controller-manager "$base" kubernetes k8s.io/kubernetes/cmd/kube-controller-manager "$k8s_ldflags" \
+		kube-scheduler "$base" kubernetes k8s.io/kubernetes/cmd/kube-scheduler "$k8s_ldflags" \
+		kubectl "$base" kubernetes k8s.io/kubernetes/cmd/kubectl "$k8s_ldflags" \
+		calicoctl "$LAB_BIN" "$CALICOCTL_WRAPPER" $c/calicoctl/calicoctl "$calicoctl_ldflags" \
+		calico-node "$LAB_BIN" "$CALICO_NODE_WRAPPER" $c/node/cmd/calico-node "$node_ldflags" \
+		calico-cni "$LAB_BIN" "$CALICO_NODE_WRAPPER" $c/cni-plugin/cmd/calico "$cni_ldflags"
 }
 
 stamp_of() { # wrapper
 	cat "$LAB_DIR/go/$1/go.mod" "$LAB_DIR/go/$1/go.sum" "$LAB_DIR/build.sh" "$LAB_DIR/lib.sh" <(go env GOVERSION) | sha256sum | cut -d' ' -f1
 }
 
-build_one() { # name wrapper package ldflags
-	local name=$1 wrapper=$2 pkg=$3 ldflags=$4 stamp_file="$LAB_BIN/.$1.stamp" want start secs
+build_one() { # name bin-dir wrapper package ldflags
+	local name=$1 dir=$2 wrapper=$3 pkg=$4 ldflags=$5 stamp_file="$2/.$1.stamp" want start secs
 	want=$(stamp_of "$wrapper")
-	if [ -x "$LAB_BIN/$name" ] && [ "$(cat "$stamp_file" 2>/dev/null)" = "$want" ]; then
+	if [ -x "$dir/$name" ] && [ "$(cat "$stamp_file" 2>/dev/null)" = "$want" ]; then
 		log "$name: up to date"
 		return 0
 	fi
 	log "$name: building $pkg (wrapper go/$wrapper)"
 	start=$(date +%s.%N)
 	(cd "$LAB_DIR/go/$wrapper" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -p "${LAB_BUILD_JOBS:-2}" \
-		-ldflags "-s -w $ldflags" -o "$LAB_BIN/$name.tmp" "$pkg")
-	mv -f "$LAB_BIN/$name.tmp" "$LAB_BIN/$name"
+		-ldflags "-s -w $ldflags" -o "$dir/$name.tmp" "$pkg")
+	mv -f "$dir/$name.tmp" "$dir/$name"
 	echo "$want" >"$stamp_file"
 	secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-	printf '%s %s %s\n' "$(date -u +%FT%TZ)" "$name" "$secs" >>"$LAB_CACHE/build-times.log"
+	printf '%s %s %s\n' "$(date -u +%FT%TZ)" "$name${dir#"$LAB_BIN_BASE"}" "$secs" >>"$LAB_CACHE/build-times.log"
 	log "$name: built in ${secs}s"
 }
 
 # The wrappers (each once) with at least one binary to build: missing, or its stamp changed.
 stale_wrappers() {
-	local name wrapper pkg ldflags
-	while IFS='|' read -r name wrapper pkg ldflags; do
+	local name dir wrapper pkg ldflags
+	while IFS='|' read -r name dir wrapper pkg ldflags; do
 		if [ -n "${LAB_BUILD_ONLY:-}" ] && [[ " $LAB_BUILD_ONLY " != *" $name "* ]]; then continue; fi
-		if [ ! -x "$LAB_BIN/$name" ] || [ "$(cat "$LAB_BIN/.$name.stamp" 2>/dev/null)" != "$(stamp_of "$wrapper")" ]; then
+		if [ ! -x "$dir/$name" ] || [ "$(cat "$dir/.$name.stamp" 2>/dev/null)" != "$(stamp_of "$wrapper")" ]; then
 			echo "$wrapper"
 		fi
 	done < <(targets) | awk '!seen[$0]++' | tr '\n' ' ' | sed 's/ $//'
@@ -81,8 +94,8 @@ stale_wrappers() {
 main() {
 	install_debian_packages
 	check_go
-	mkdir -p "$LAB_BIN" "$GOMODCACHE" "$GOCACHE"
-	local total_start name wrapper pkg ldflags prefetch
+	mkdir -p "$LAB_BIN_BASE" "$LAB_BIN" "$GOMODCACHE" "$GOCACHE"
+	local total_start name dir wrapper pkg ldflags prefetch
 	total_start=$(date +%s)
 	# Module downloads wait on the network, compiles on the cores: the modules of every wrapper with a binary to build
 	# are fetched in the background while the first binaries compile (the go command locks what two processes fetch
@@ -94,12 +107,16 @@ main() {
 			(cd "$LAB_DIR/go/$wrapper" && GOFLAGS=-mod=readonly go mod download >/dev/null 2>&1 || true) &
 		done
 	fi
-	while IFS='|' read -r name wrapper pkg ldflags; do
+	while IFS='|' read -r name dir wrapper pkg ldflags; do
 		if [ -n "${LAB_BUILD_ONLY:-}" ] && [[ " $LAB_BUILD_ONLY " != *" $name "* ]]; then continue; fi
-		build_one "$name" "$wrapper" "$pkg" "$ldflags"
+		build_one "$name" "$dir" "$wrapper" "$pkg" "$ldflags"
 	done < <(targets)
 	wait
-	log "done in $(($(date +%s) - total_start))s: binaries in $LAB_BIN"
+	# Another Calico's bin dir holds its own Calico binaries and links to the shared etcd and Kubernetes.
+	while IFS='|' read -r name dir wrapper pkg ldflags; do
+		if [ "$dir" != "$LAB_BIN" ]; then ln -sfn "$dir/$name" "$LAB_BIN/$name"; fi
+	done < <(targets)
+	log "done in $(($(date +%s) - total_start))s: binaries in $LAB_BIN (Calico $CALICO_RELEASE)"
 }
 
 main "$@"

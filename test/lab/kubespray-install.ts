@@ -27,7 +27,13 @@ if (!(release in KUBESPRAY_ANSIBLE)) {
 const r = release as KubesprayRelease;
 const vars = JSON.parse(process.env.LAB_KUBESPRAY_VARS || "{}") as Record<string, unknown>;
 const lab = readLabEnv(process.env.LAB_STATE);
-const path = recordPath(r, vars);
+// What the role writes goes through the lab's calicoctl onto the lab's Calico CRDs, so a lab of another Calico
+// (LAB_CALICO=v3.30.1, test/lab/lib.sh) keeps records of its own; v3.31.0's keep their names.
+const calico = lab.env.LAB_CALICO_RELEASE ?? "v3.31.0";
+const path =
+  calico === "v3.31.0"
+    ? recordPath(r, vars)
+    : recordPath(r, vars).replace(/\.json$/, `-calico-${calico}.json`);
 const record = process.env.LAB_KUBESPRAY_REPLAY === "0" ? null : readRecord(path);
 if (record) {
   await replay(lab, record);

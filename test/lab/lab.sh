@@ -102,7 +102,11 @@ profile_vars() {
 	uninstalled) : "${CALICO_WITH_CALICO=no}" ;;
 	esac
 	# Kubespray 2.18 defaults (IPIP Always, backend bird, Felix ipipEnabled explicit).
-	: "${CALICO_DATASTORE=kdd}" "${CALICO_WITH_CALICO=yes}" "${CALICO_SEED_VERSION=v3.32.1}"
+	# The seed's ClusterInformation and image tag: v3.32.1 with the default Calico (as before the real calico-node ran
+	# here; its -startup then writes its own v3.31.0), the release itself with LAB_CALICO=v3.30.1.
+	local seed_version=v3.32.1
+	[ "$LAB_CALICO" = v3.31.0 ] || seed_version=$CALICO_RELEASE
+	: "${CALICO_DATASTORE=kdd}" "${CALICO_WITH_CALICO=yes}" "${CALICO_SEED_VERSION=$seed_version}"
 	: "${POOL_NAME=default-pool}" "${POOL_CIDR=10.233.64.0/18}" "${POOL_BLOCKSIZE=24}"
 	: "${POOL_IPIP_MODE=Always}" "${POOL_VXLAN_MODE=Never}" "${POOL_NAT_OUTGOING=true}"
 	: "${POOL6_CIDR=}" "${POOL6_BLOCKSIZE=122}" "${POOL6_VXLAN_MODE=Always}"
@@ -298,6 +302,7 @@ export LAB_STATE=$LAB_STATE
 export LAB_PROFILE=$LAB_PROFILE
 export LAB_NODES=$NODES
 export LAB_CALICO_DATASTORE=$CALICO_DATASTORE
+export LAB_CALICO_RELEASE=$CALICO_RELEASE
 export LAB_APISERVER_URL=$LAB_APISERVER_URL
 export LAB_ETCD_URL=$LAB_ETCD_URL
 export LAB_BIN=$LAB_BIN
@@ -315,7 +320,7 @@ EOF
 
 apply_crds() {
 	local dir=$CALICO_MODULE_DIR/libcalico-go/config/crd
-	[ -d "$dir" ] || (cd "$LAB_DIR/go/calicoctl" && go mod download github.com/projectcalico/calico)
+	[ -d "$dir" ] || (cd "$LAB_DIR/go/$CALICO_NODE_WRAPPER" && go mod download github.com/projectcalico/calico)
 	[ -d "$dir" ] || die "Calico CRDs not found in $dir"
 	kc create -f "$dir" >/dev/null
 	kc wait --for condition=established --timeout=60s -f "$dir" >/dev/null
@@ -397,7 +402,7 @@ calico_node_pods_created() {
 # input of lab.sh up: a lab starts from what it creates itself, so a shell that sourced another lab's env (its admin
 # token, kubeconfig, datastore) cannot leak into the new one.
 # (LAB_APISERVER_URL and LAB_ETCD_URL are not among them: lab.sh computes both from its ports as it starts.)
-LAB_ENV_OUTPUTS=(LAB_PROFILE LAB_NODES LAB_CALICO_DATASTORE LAB_BIN_DIR LAB_CALICOCTL_SH
+LAB_ENV_OUTPUTS=(LAB_PROFILE LAB_NODES LAB_CALICO_DATASTORE LAB_CALICO_RELEASE LAB_BIN_DIR LAB_CALICOCTL_SH
 	LAB_ADMIN_TOKEN KUBECONFIG DATASTORE_TYPE ETCD_ENDPOINTS LAB_INVENTORY LAB_SSH_KEY LAB_NODE1_BIN_DIR
 	LAB_NODE1_KUBECONFIG LAB_CALICO_MODULE_DIR LAB_CALICO_NODE_RUNS)
 forget_sourced_env() {
@@ -431,7 +436,7 @@ cmd_up() {
 	else
 		LAB_KUBESPRAY_INSTALL=
 	fi
-	log "profile $LAB_PROFILE, $NODES nodes, state in $LAB_STATE${LAB_KUBESPRAY_INSTALL:+, Calico installed by the Calico role of Kubespray $LAB_KUBESPRAY_INSTALL}"
+	log "profile $LAB_PROFILE, $NODES nodes, state in $LAB_STATE, Calico $CALICO_RELEASE ($LAB_BIN)${LAB_KUBESPRAY_INSTALL:+, Calico installed by the Calico role of Kubespray $LAB_KUBESPRAY_INSTALL}"
 	start_control_plane
 	write_layout
 	dataplane_up
@@ -491,7 +496,7 @@ dataplane_status() {
 # real (the default with a data plane): the lab's kubelet runs the calico-node DaemonSet's pods with the real
 # calico-node on the data-plane nodes' namespaces. standin: the TypeScript model (test/lab/standin), kept only for
 # control-plane-only simulations of many nodes (LAB_DATAPLANE=0) and for the pre-3.23 profile (no calico-node
-# older than the v3.31.0 the lab builds). none: nothing plays the nodes (LAB_STANDIN=0). LAB_CALICO_NODE overrides.
+# older than the v3.30.1 the lab builds). none: nothing plays the nodes (LAB_STANDIN=0). LAB_CALICO_NODE overrides.
 calico_node_mode() {
 	if [ -n "${LAB_CALICO_NODE:-}" ]; then echo "$LAB_CALICO_NODE"; return; fi
 	if [ "${LAB_STANDIN:-1}" = 0 ]; then echo none; return; fi
@@ -518,7 +523,7 @@ kubelet_up() {
 	local main=$REPO_DIR/dist/test/lab/kubelet/main.js
 	[ -f "$main" ] || die "$main missing: build first (npx tsc -p .)"
 	[ -x "$LAB_BIN/calico-node" ] && [ -x "$LAB_BIN/calico-cni" ] || die "calico-node or calico-cni missing in $LAB_BIN: run test/lab/build.sh"
-	[ -d "$CALICO_MODULE_DIR/confd" ] || (cd "$LAB_DIR/go/calico-node" && go mod download github.com/projectcalico/calico)
+	[ -d "$CALICO_MODULE_DIR/confd" ] || (cd "$LAB_DIR/go/$CALICO_NODE_WRAPPER" && go mod download github.com/projectcalico/calico)
 	echo "export LAB_CALICO_MODULE_DIR=$CALICO_MODULE_DIR" >>"$LAB_STATE/env"
 	echo "export LAB_CALICO_NODE_RUNS=real" >>"$LAB_STATE/env"
 	LAB_STATE=$LAB_STATE LAB_CALICO_MODULE_DIR=$CALICO_MODULE_DIR LAB_DATAPLANE_NODES=${LAB_DATAPLANE_NODES:-3} \

@@ -14,10 +14,24 @@ export GOCACHE=$LAB_CACHE/gocache
 export GONOSUMDB=github.com/projectcalico
 export GOTOOLCHAIN=local
 
-# The Calico release whose commit the calicoctl wrapper builds. The Go module version is a
-# pseudo-version (the module path has no /v3), so the release name is written here by hand:
-# the commit b1f3c43f8437 carries manifests with image tags v3.31.0.
-CALICO_RELEASE=v3.31.0
+# The Calico the lab builds and runs (calicoctl, calico-node, the CNI plugin, its CRDs and confd templates):
+# LAB_CALICO=v3.31.0 (the default) or v3.30.1. The Go module version is a pseudo-version (the module path has no
+# /v3), so each release name is written here by hand: the commit b1f3c43f8437 carries manifests with image tags
+# v3.31.0, 393b14e729a6 with v3.30.1. v3.31.0's calicoctl and calico-node are built from two wrappers into bin/;
+# v3.30.1's three binaries from one wrapper into bin-v3.30.1/, beside links to bin/'s etcd and Kubernetes.
+LAB_CALICO=${LAB_CALICO:-v3.31.0}
+LAB_BIN_BASE=$LAB_BIN
+case $LAB_CALICO in
+v3.31.0) CALICO_RELEASE=v3.31.0 CALICOCTL_WRAPPER=calicoctl CALICO_NODE_WRAPPER=calico-node ;;
+v3.30.1)
+	CALICO_RELEASE=v3.30.1 CALICOCTL_WRAPPER=calico-node-v3.30 CALICO_NODE_WRAPPER=calico-node-v3.30
+	LAB_BIN=$LAB_CACHE/bin-v3.30.1
+	;;
+*)
+	echo "LAB_CALICO must be v3.31.0 (the default) or v3.30.1, got '$LAB_CALICO'" >&2
+	exit 2
+	;;
+esac
 
 # go_mod_version WRAPPER MODULE: the version WRAPPER's go.mod requires of MODULE.
 go_mod_version() {
@@ -27,5 +41,5 @@ go_mod_version() {
 
 K8S_VERSION=$(go_mod_version kubernetes k8s.io/kubernetes)
 ETCD_VERSION=$(go_mod_version etcd go.etcd.io/etcd/server/v3)
-CALICO_MODULE_VERSION=$(go_mod_version calicoctl github.com/projectcalico/calico)
+CALICO_MODULE_VERSION=$(go_mod_version "$CALICO_NODE_WRAPPER" github.com/projectcalico/calico)
 CALICO_MODULE_DIR=$GOMODCACHE/github.com/projectcalico/calico@$CALICO_MODULE_VERSION
