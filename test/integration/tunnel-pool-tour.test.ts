@@ -23,6 +23,8 @@ import { expect } from "chai";
 import type { StepTiming } from "../support/lab.js";
 import {
   expectLossInPoolSwitch,
+  TUNNEL_POOL_STEP,
+  poolSwitchTitle,
   labDown,
   labUp,
   nodeAnnotations,
@@ -165,7 +167,8 @@ describe(`${TIER === "full" ? "every transition" : "one transition"} into VXLAN 
         (r.warnings ?? []).filter((w) => w.includes("changed across the switch")),
         "no VTEP moved across the switch",
       ).to.deep.equal([]);
-      expectLossInPoolSwitch(p, steps);
+      // Lost probes may lie in the tunnel pool's creation too: BIRD's refeed when confd reloads it (TUNNEL_POOL_STEP).
+      expectLossInPoolSwitch(p, steps, poolSwitchTitle(), TUNNEL_POOL_STEP);
       expect(p.longest_gap_ms, "under a quarter of the in-place gap").to.be.below(
         (inPlace?.longest_gap_ms ?? 0) / 4,
       );

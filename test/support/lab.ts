@@ -264,24 +264,38 @@ export function familyFigures(p: ProberFigures, family: "ipv4" | "ipv6"): LossFi
  * pool switch step, the longest gap fits in that step (plus 1 s), and so does the count at the probe rate.
  * `p` is the whole report or one family's figures (familyFigures); `title` picks the step (default: the first
  * pool switch; poolSwitchTitle(name) for one pool's, e.g. the IPv6 pool's when it switches in a step of its own).
- * Returns the window in milliseconds.
+ * `from` (a step before it) widens only where lost probes may lie: from that step's write to the end of the pool
+ * switch step; the gap and the count stay bound to the pool switch step. Returns the window in milliseconds.
  */
 export function expectLossInPoolSwitch(
   p: LossFigures,
   steps: StepTiming[],
   title: RegExp = poolSwitchTitle(),
+  from: RegExp = title,
 ): number {
   const windowMs = poolSwitchWindowMs(steps, title);
   expect(p.longest_gap_ms, "the longest gap fits in the pool switch step").to.be.below(windowMs);
   expect(p.lost, "the loss fits in the pool switch step").to.be.at.most(
     (p.rate_pps * windowMs) / 1000,
   );
-  const outside = lossOutsideStep(p, steps, title);
-  expect(outside, `every lost probe was sent during the pool switch step: ${outside}`).to.equal(
-    null,
-  );
+  const outside = lossOutsideStep(p, steps, title, from);
+  const where =
+    from === title ? "the pool switch step" : `the steps from '${from.source}' to the pool switch`;
+  expect(outside, `every lost probe was sent during ${where}: ${outside}`).to.equal(null);
   return windowMs;
 }
+
+/**
+ * The step that creates the Tunnel-only VXLAN pool (tunnel_pool_cidr). Lost probes may lie in it as well as in the
+ * pool switch, by a named mechanism: each pool create or update makes confd re-render BIRD's kernel filter and
+ * reload BIRD (sv hup bird), and BIRD's refeed deletes and re-adds every route the filter still accepts, the IPIP
+ * or unencapsulated pool's blocks among them (../shared/reference/felix-owned-routes.md, "BIRD"). Quiet, that gap
+ * is microseconds; a BIRD held off the CPU makes it longer. Seen in the cold fresh-clone run of 2026-12-02 at load
+ * 14: IPIP CrossSubnet/bird -> VXLAN CrossSubnet/bird with tunnel_pool_cidr lost 34 of 55164, the first during this
+ * step (gap 98 ms, within every yardstick bound of that run). The mechanism is read in confd's and BIRD's sources,
+ * not yet isolated on the lab: that run recorded neither the pairs that lost nor when BIRD reloaded.
+ */
+export const TUNNEL_POOL_STEP = /^Create IPPool \S+-vxlan-tunnel /;
 
 /** A step of calico_encap_migrate's result as the loss checks read it. */
 export interface StepTiming {
@@ -291,18 +305,26 @@ export interface StepTiming {
 }
 
 /**
- * Null when every probe the run lost was sent between the write of the step titled `title` and the end of its
- * wait (200 ms of slack either side for the clocks of two processes); else where the loss lay, for the assertion.
+ * Null when every probe the run lost was sent between the write of the step titled `from` (default: `title`) and
+ * the end of the wait of the step titled `title` (200 ms of slack either side for the clocks of two processes);
+ * else where the loss lay, for the assertion.
  */
-export function lossOutsideStep(p: LossFigures, steps: StepTiming[], title: RegExp): string | null {
+export function lossOutsideStep(
+  p: LossFigures,
+  steps: StepTiming[],
+  title: RegExp,
+  from: RegExp = title,
+): string | null {
   if (p.lost === 0) return null;
   const step = steps.find((s) => title.test(s.title));
+  const start = steps.find((s) => from.test(s.title));
   if (!step?.written_at) throw new Error(`no written step ${title} in ${JSON.stringify(steps)}`);
-  const from = Date.parse(step.written_at) - 200;
+  if (!start?.written_at) throw new Error(`no written step ${from} in ${JSON.stringify(steps)}`);
+  const since = Date.parse(start.written_at) - 200;
   const until = Date.parse(step.written_at) + step.seconds * 1000 + 200;
   const first = Date.parse(p.first_lost_at ?? "");
   const last = Date.parse(p.last_lost_at ?? "");
-  if (first >= from && last <= until) return null;
+  if (first >= since && last <= until) return null;
   const at = (t: number): string => {
     const s = steps.find(
       (x) =>
@@ -312,7 +334,9 @@ export function lossOutsideStep(p: LossFigures, steps: StepTiming[], title: RegE
     );
     return s ? `during '${s.title}'` : "outside every step";
   };
-  return `probes lost from ${p.first_lost_at} (${at(first)}) to ${p.last_lost_at} (${at(last)}); step '${step.title}' ran from ${step.written_at} for ${step.seconds} s`;
+  const span =
+    start === step ? `step '${step.title}'` : `steps '${start.title}' .. '${step.title}'`;
+  return `probes lost from ${p.first_lost_at} (${at(first)}) to ${p.last_lost_at} (${at(last)}); ${span} ran from ${start.written_at} to ${new Date(until - 200).toISOString()}`;
 }
 
 /**

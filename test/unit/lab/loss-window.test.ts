@@ -1,0 +1,82 @@
+import { expect } from "chai";
+import {
+  expectLossInPoolSwitch,
+  lossOutsideStep,
+  poolSwitchTitle,
+  TUNNEL_POOL_STEP,
+  type ProberFigures,
+} from "../../support/lab.js";
+
+// A migration into VXLAN with tunnel_pool_cidr, as calico_encap_migrate reports its steps.
+const STEPS = [
+  {
+    title: "Enable vxlanEnabled in FelixConfiguration default",
+    seconds: 8,
+    written_at: "2026-12-02T05:52:30.000Z",
+  },
+  {
+    title:
+      "Create IPPool default-pool-vxlan-tunnel (172.30.0.0/24, VXLAN, Tunnel only) and wait until every node has its VXLAN tunnel address from it",
+    seconds: 10,
+    written_at: "2026-12-02T05:52:40.000Z",
+  },
+  {
+    title:
+      "Switch IPPool default-pool to ipipMode Never, vxlanMode CrossSubnet and wait for every node's tunnel address",
+    seconds: 10,
+    written_at: "2026-12-02T05:52:58.563Z",
+  },
+];
+
+function figures(lost: number, first: string, last: string, gap: number): ProberFigures {
+  const totals = {
+    pair_count: 12,
+    sent: 55164,
+    lost,
+    longest_gap_ms: gap,
+    first_lost_at: first,
+    last_lost_at: last,
+    rate_pps: 1200,
+  };
+  return { ...totals, agents: 3, pairs: [], families: { ipv4: totals }, summaries: [] };
+}
+
+describe("where a migration's lost probes may lie (the tunnel pool's creation, BIRD's refeed)", () => {
+  // The cold fresh-clone run of 2026-12-02: the first lost probe during the tunnel pool's creation.
+  const refeed = figures(34, "2026-12-02T05:52:49.135Z", "2026-12-02T05:52:59.062Z", 98);
+
+  it("the pool switch step alone does not hold loss that began in the tunnel pool's creation", () => {
+    expect(lossOutsideStep(refeed, STEPS, poolSwitchTitle())).to.match(
+      /during 'Create IPPool default-pool-vxlan-tunnel .*'\) to .*; step 'Switch IPPool default-pool/,
+    );
+    expect(() => expectLossInPoolSwitch(refeed, STEPS)).to.throw(
+      /every lost probe was sent during the pool switch step/,
+    );
+  });
+
+  it("from the tunnel pool's creation to the end of the pool switch it does; the gap stays bound to the switch", () => {
+    expect(TUNNEL_POOL_STEP.test(STEPS[1]?.title ?? "")).to.equal(true);
+    expect(lossOutsideStep(refeed, STEPS, poolSwitchTitle(), TUNNEL_POOL_STEP)).to.equal(null);
+    expect(expectLossInPoolSwitch(refeed, STEPS, poolSwitchTitle(), TUNNEL_POOL_STEP)).to.equal(
+      11000,
+    );
+    expect(() =>
+      expectLossInPoolSwitch(
+        figures(34, "2026-12-02T05:52:49.135Z", "2026-12-02T05:52:59.062Z", 11500),
+        STEPS,
+        poolSwitchTitle(),
+        TUNNEL_POOL_STEP,
+      ),
+    ).to.throw(/the longest gap fits in the pool switch step/);
+  });
+
+  it("loss before the tunnel pool's creation (during the Felix flag's step) lies outside both", () => {
+    const early = figures(5, "2026-12-02T05:52:35.000Z", "2026-12-02T05:52:59.000Z", 60);
+    expect(lossOutsideStep(early, STEPS, poolSwitchTitle(), TUNNEL_POOL_STEP)).to.match(
+      /during 'Enable vxlanEnabled in FelixConfiguration default'/,
+    );
+    expect(() =>
+      expectLossInPoolSwitch(early, STEPS, poolSwitchTitle(), TUNNEL_POOL_STEP),
+    ).to.throw(/every lost probe was sent during the steps from/);
+  });
+});
