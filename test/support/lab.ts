@@ -280,7 +280,9 @@ export function expectLossInPoolSwitch(
   );
   const outside = lossOutsideStep(p, steps, title, from);
   const where =
-    from === title ? "the pool switch step" : `the steps from '${from.source}' to the pool switch`;
+    from.source === title.source
+      ? "the pool switch step"
+      : `the steps from '${from.source}' to the pool switch`;
   expect(outside, `every lost probe was sent during ${where}: ${outside}`).to.equal(null);
   return windowMs;
 }
