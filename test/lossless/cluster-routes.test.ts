@@ -80,6 +80,23 @@ async function migrate(
   return { r, steps: (r.steps ?? []) as StepTiming[], p: await readProber(lab) };
 }
 
+/** The run succeeded, every node routes the other blocks as `want` (each route shown by `show`), and it lost nothing. */
+async function expectLossless(
+  what: string,
+  run: { r: TaskResult; steps: StepTiming[]; p: ProberFigures },
+  show: (r: Route) => string,
+  want: string[],
+): Promise<void> {
+  const { r, steps, p } = run;
+  console.log(
+    `      ${what}: ${describeLoss(p, steps)}; steps ${steps.map((s) => `${s.title} ${s.seconds} s`).join(" | ")}`,
+  );
+  expect(r.failed, r.msg).to.not.equal(true);
+  for (const node of NODES) expect((await blockRoutes(node)).map(show), node).to.deep.equal(want);
+  expect(p.sent).to.be.greaterThan(5000);
+  expect(p.lost, describeLoss(p, steps)).to.equal(0);
+}
+
 describe("Felix owns the routes through the switch (programClusterRoutes, the lab's tunl0)", function () {
   this.timeout(900_000);
   let lab: Lab;
@@ -164,18 +181,12 @@ describe("Felix owns the routes through the switch (programClusterRoutes, the la
   });
 
   it("IPIP/bird -> VXLAN/bird under programClusterRoutes (VTEPs in the tunnel pool) loses nothing", async () => {
-    const { r, steps, p } = await migrate(lab, TO_VXLAN_BIRD);
-    console.log(
-      `      IPIP -> VXLAN, Felix owning the routes: ${describeLoss(p, steps)}; steps ${steps.map((s) => `${s.title} ${s.seconds} s`).join(" | ")}`,
+    await expectLossless(
+      "IPIP -> VXLAN, Felix owning the routes",
+      await migrate(lab, TO_VXLAN_BIRD),
+      (x) => x.dev ?? "",
+      ["vxlan.calico", "vxlan.calico"],
     );
-    expect(r.failed, r.msg).to.not.equal(true);
-    for (const node of NODES)
-      expect(
-        (await blockRoutes(node)).map((x) => x.dev),
-        node,
-      ).to.deep.equal(["vxlan.calico", "vxlan.calico"]);
-    expect(p.sent).to.be.greaterThan(5000);
-    expect(p.lost, describeLoss(p, steps)).to.equal(0);
   });
 
   it("VXLAN/bird -> IPIP/bird with the IPIP tunnel addresses allocated first loses nothing", async () => {
@@ -212,18 +223,12 @@ describe("Felix owns the routes through the switch (programClusterRoutes, the la
         120_000,
       );
     await sleep(8000);
-    const { r, steps, p } = await migrate(lab, TO_IPIP_BIRD);
-    console.log(
-      `      VXLAN -> IPIP, Felix owning the routes: ${describeLoss(p, steps)}; steps ${steps.map((s) => `${s.title} ${s.seconds} s`).join(" | ")}`,
+    await expectLossless(
+      "VXLAN -> IPIP, Felix owning the routes",
+      await migrate(lab, TO_IPIP_BIRD),
+      (x) => `${x.dev} ${x.protocol}`,
+      ["tunl0 80", "tunl0 80"],
     );
-    expect(r.failed, r.msg).to.not.equal(true);
-    for (const node of NODES)
-      expect(
-        (await blockRoutes(node)).map((x) => `${x.dev} ${x.protocol}`),
-        node,
-      ).to.deep.equal(["tunl0 80", "tunl0 80"]);
-    expect(p.sent).to.be.greaterThan(5000);
-    expect(p.lost, describeLoss(p, steps)).to.equal(0);
     console.log(`      against the same run's yardstick, today's way back: ${yardstickBack} lost`);
   });
 });

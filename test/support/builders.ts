@@ -3,6 +3,7 @@
 import optionsSchema from "../../schemas/calico_pool_check.options.json" with { type: "json" };
 import type { Live, Pool } from "../../src/calico/shared/model.js";
 import type { CalicoPoolCheckParams } from "../../src/modules/calico_pool_check.js";
+import type { ProberFigures } from "./lab.js";
 
 export function schemaDefaults(): CalicoPoolCheckParams {
   const props = optionsSchema.properties as Record<string, { default?: unknown }>;
@@ -57,3 +58,23 @@ export const PINNED_218: Partial<CalicoPoolCheckParams> = {
   network_backend: "bird",
   pool_blocksize: 24,
 };
+
+/** A prober report with these totals (12 IPv4 pairs at 1200 probes a second), for the loss bounds' unit tests. */
+export function proberFigures(
+  lost: number,
+  first: string | null,
+  last: string | null,
+  gap: number,
+  sent = 20000,
+): ProberFigures {
+  const totals = {
+    pair_count: 12,
+    sent,
+    lost,
+    longest_gap_ms: gap,
+    first_lost_at: first,
+    last_lost_at: last,
+    rate_pps: 1200,
+  };
+  return { ...totals, agents: 3, pairs: [], families: { ipv4: totals }, summaries: [] };
+}

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { proberFigures } from "../../support/builders.js";
 import { migrationResult } from "../../lab/demo-bound.js";
 import { expectLossInPoolSwitch, type ProberFigures } from "../../support/lab.js";
 
@@ -23,23 +24,12 @@ const OUTPUT = [
   'ok: [node-1] => {"msg": "migrated"}',
 ].join("\n");
 
-function figures(
+const figures = (
   lost: number,
   first: string | null,
   last: string | null,
   gap: number,
-): ProberFigures {
-  const totals = {
-    pair_count: 12,
-    sent: 20000,
-    lost,
-    longest_gap_ms: gap,
-    first_lost_at: first,
-    last_lost_at: last,
-    rate_pps: 1200,
-  };
-  return { ...totals, agents: 3, pairs: [], families: { ipv4: totals }, summaries: [] };
-}
+): ProberFigures => proberFigures(lost, first, last, gap);
 
 describe("make demo's bound on the prober's figure", () => {
   it("finds the migration's steps in ansible-playbook's output, and nothing in other output", () => {

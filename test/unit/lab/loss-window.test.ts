@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { proberFigures } from "../../support/builders.js";
 import {
   expectLossInPoolSwitch,
   lossOutsideStep,
@@ -28,18 +29,12 @@ const STEPS = [
   },
 ];
 
-function figures(lost: number, first: string, last: string, gap: number): ProberFigures {
-  const totals = {
-    pair_count: 12,
-    sent: 55164,
-    lost,
-    longest_gap_ms: gap,
-    first_lost_at: first,
-    last_lost_at: last,
-    rate_pps: 1200,
-  };
-  return { ...totals, agents: 3, pairs: [], families: { ipv4: totals }, summaries: [] };
-}
+const figures = (
+  lost: number,
+  first: string | null,
+  last: string | null,
+  gap: number,
+): ProberFigures => proberFigures(lost, first, last, gap, 55164);
 
 describe("where a migration's lost probes may lie (the tunnel pool's creation, BIRD's refeed)", () => {
   // The cold fresh-clone run of 2026-12-02: the first lost probe during the tunnel pool's creation.
