@@ -69,6 +69,18 @@ const TO_VXLAN_BIRD = {
 const TO_IPIP_BIRD = { ipip_mode: "Always", vxlan_mode: "Never", network_backend: "bird" };
 let yardstickBack = -1;
 
+/** Merges `spec` into FelixConfiguration default, as calicoctl patch does. */
+async function patchFelix(lab: Lab, spec: Record<string, unknown>): Promise<void> {
+  await calicoctl(
+    lab,
+    "patch",
+    "felixconfiguration",
+    "default",
+    "--patch",
+    JSON.stringify({ spec }),
+  );
+}
+
 /** One calico_encap_migrate run through Ansible, the prober reset before it. */
 async function migrate(
   lab: Lab,
@@ -151,14 +163,7 @@ describe("Felix owns the routes through the switch (programClusterRoutes, the la
   it("programClusterRoutes Enabled: every Felix restarts and routes each remote block via the peer on tunl0", async () => {
     await resetProber(lab);
     const t0 = Date.now();
-    await calicoctl(
-      lab,
-      "patch",
-      "felixconfiguration",
-      "default",
-      "--patch",
-      '{"spec":{"programClusterRoutes":"Enabled"}}',
-    );
+    await patchFelix(lab, { programClusterRoutes: "Enabled" });
     for (const node of NODES)
       await waitUntil(
         `${node}'s remote blocks via tunl0 (protocol 80)`,
@@ -191,14 +196,7 @@ describe("Felix owns the routes through the switch (programClusterRoutes, the la
 
   it("VXLAN/bird -> IPIP/bird with the IPIP tunnel addresses allocated first loses nothing", async () => {
     // ipipEnabled true and a Tunnel-only IPIP pool: every node gets its IPIP tunnel address, Felix sets tunl0 up.
-    await calicoctl(
-      lab,
-      "patch",
-      "felixconfiguration",
-      "default",
-      "--patch",
-      '{"spec":{"ipipEnabled":true}}',
-    );
+    await patchFelix(lab, { ipipEnabled: true });
     await execa(lab.calicoctlSh, ["apply", "-f", "-"], {
       input: JSON.stringify({
         apiVersion: "projectcalico.org/v3",
