@@ -74,8 +74,8 @@ test-ansible: setup
 # the tours (all 42 transitions, the tunnel pool's 12 pairs), every interrupt chain and every Kubespray Ansible
 # version. The quick tier keeps one transition of each class (test/support/lab-states.ts, QUICK_WALK), one pair of
 # the tunnel pool tour, one interrupt chain per direction, and the oldest and newest of Kubespray's Ansible;
-# migrate.test.ts's race of two runs and its kill mid-run, and the Kubespray next runs' preflight and pin path but
-# for v2.19.1's, run in the full tier only.
+# migrate.test.ts's race of two runs and its kill mid-run, the Kubespray next runs' preflight and pin path, and the
+# calico-node roll under BIRD on the recorded kubespray-2.18 lab, run in the full tier only.
 TEST_TIER ?= quick
 export CALICO_ENCAP_TIER := $(TEST_TIER)
 # Each stage's and each test file's time (test/stage.sh, the count reporter); make test-times prints them.

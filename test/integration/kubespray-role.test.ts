@@ -240,7 +240,7 @@ interface NextRun {
   toName: string;
   /** The migration's tunnel_pool_cidr; undefined: the pool switches in place. */
   tunnelPoolCidr?: string;
-  /** The preflight first in the play, then the role with its pin_vars (quick tier: v2.19.1 only). */
+  /** The preflight first in the play, then the role with its pin_vars (full tier only). */
   pin: boolean;
 }
 const DEFAULTS: Record<string, unknown> = {};
@@ -256,7 +256,7 @@ const NEXT_RUNS: NextRun[] = [
     from: IPIP_PINNED,
     to: DEFAULTS,
     toName: "its defaults",
-    pin: release === "v2.19.1" || TIER === "full",
+    pin: TIER === "full",
   })),
   ...(TIER === "full"
     ? [
@@ -427,28 +427,31 @@ describe("a kubespray-2.18 lab started from the record holds what v2.18.2's role
     expect(steady.sent).to.be.greaterThan(500);
   });
 
-  it("a calico-node roll under BIRD loses no probe as the runtime stops calico/node (BIRD killed, its peers keep its routes); with BIRD stopped by SIGTERM it does", async () => {
-    const lab = readLabEnv();
-    const killed = await rollCalicoNode(lab);
-    writeFileSync(join(lab.state, "pod-stop"), "term\n");
-    let termed: Awaited<ReturnType<typeof rollCalicoNode>>;
-    try {
-      termed = await rollCalicoNode(lab);
-    } finally {
-      rmSync(join(lab.state, "pod-stop"), { force: true });
-    }
-    console.log(
-      `      calico-node rolled under IPIP/bird, one node at a time: ${killed.lost} of ${killed.sent} probes lost (longest gap ${killed.longest_gap_ms} ms) ` +
-        `as the runtime stops it; ${termed.lost} of ${termed.sent} (longest gap ${termed.longest_gap_ms} ms) with each service sent SIGTERM`,
-    );
-    expect(
-      termed.lost,
-      "the yardstick: BIRD's clean shutdown makes its peers withdraw its routes",
-    ).to.be.greaterThan(0);
-    expect(termed.longest_gap_ms, "an outage, not jitter").to.be.greaterThan(1000);
-    expect(killed.lost, "probes lost while calico-node rolled").to.equal(0);
-    expect(killed.sent).to.be.greaterThan(1000);
-  });
+  // The full tier only: the roll is Kubespray's, not the project's, and the record's objects above are what the
+  // quick tier's kubespray-2.18 labs start from.
+  if (TIER === "full")
+    it("a calico-node roll under BIRD loses no probe as the runtime stops calico/node (BIRD killed, its peers keep its routes); with BIRD stopped by SIGTERM it does", async () => {
+      const lab = readLabEnv();
+      const killed = await rollCalicoNode(lab);
+      writeFileSync(join(lab.state, "pod-stop"), "term\n");
+      let termed: Awaited<ReturnType<typeof rollCalicoNode>>;
+      try {
+        termed = await rollCalicoNode(lab);
+      } finally {
+        rmSync(join(lab.state, "pod-stop"), { force: true });
+      }
+      console.log(
+        `      calico-node rolled under IPIP/bird, one node at a time: ${killed.lost} of ${killed.sent} probes lost (longest gap ${killed.longest_gap_ms} ms) ` +
+          `as the runtime stops it; ${termed.lost} of ${termed.sent} (longest gap ${termed.longest_gap_ms} ms) with each service sent SIGTERM`,
+      );
+      expect(
+        termed.lost,
+        "the yardstick: BIRD's clean shutdown makes its peers withdraw its routes",
+      ).to.be.greaterThan(0);
+      expect(termed.longest_gap_ms, "an outage, not jitter").to.be.greaterThan(1000);
+      expect(killed.lost, "probes lost while calico-node rolled").to.equal(0);
+      expect(killed.sent).to.be.greaterThan(1000);
+    });
 });
 
 /** Rolls calico-node as a template change does (maxUnavailable as Kubespray rendered it) and measures the roll. */
