@@ -3,7 +3,7 @@
 // (stored without defaults, possibly with the legacy ipip / nat-outgoing fields). Pure.
 
 import type { EncapMode, FelixFlags, Pool } from "../calico/shared/model.js";
-import { ENCAP_MODES } from "../calico/shared/model.js";
+import { CLUSTER_ROUTES, ENCAP_MODES } from "../calico/shared/model.js";
 import { ipVersionOf } from "../calico/shared/cidr.js";
 import { BLOCK_SIZE_RANGE } from "../calico/shared/rules.js";
 import type { Json } from "./decode.js";
@@ -63,6 +63,9 @@ export function parseFelixFlags(obj: Json): FelixFlags {
   const vxlan = bool(field(obj, "spec", "vxlanEnabled"));
   if (ipip !== undefined) flags.ipipEnabled = ipip;
   if (vxlan !== undefined) flags.vxlanEnabled = vxlan;
+  // Calico's API takes Enabled or Disabled only; anything else would not have been stored.
+  const routes = CLUSTER_ROUTES.find((v) => v === str(field(obj, "spec", "programClusterRoutes")));
+  if (routes !== undefined) flags.programClusterRoutes = routes;
   return flags;
 }
 

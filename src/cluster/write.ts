@@ -147,7 +147,7 @@ export function commandsFor(write: Write, c: WriteContext): Command[] {
     case "pool":
       return [calico("ippool", "ippools.crd.projectcalico.org", write.pool, write.set)];
     case "tunnelPool": {
-      const manifest = tunnelPoolManifest(write.pool, write.cidr, write.nodeSelector);
+      const manifest = tunnelPoolManifest(write.pool, write.cidr, write.nodeSelector, write.encap);
       return [
         {
           what: `IPPool ${write.pool} created: ${JSON.stringify(manifest)}`,

@@ -31,15 +31,19 @@ export interface CalicoEncapMigrateOptions {
    */
   extra_pools?: string[];
   /**
-   * An IPv4 network for a Tunnel-only VXLAN pool, <pool_name>-vxlan-tunnel (vxlanMode Always, allowedUses Tunnel, blockSize 32, disableBGPExport, the pool's nodeSelector). When a pool moves into VXLAN, the migration first creates it and waits until every node has its VXLAN tunnel address (VTEP) from it, so that no VTEP moves and Felix does not restart at the pool's switch. The pool stays afterwards (deleting it would move every VTEP again; calico_pool_check knows it). Refused before any write when it is not IPv4, overlaps a pool, pods_subnet or service_addresses, contains a node's address, or holds fewer addresses than the nodes plus headroom. Opt-in: empty (the default), the pool switches in place; unused when no pool moves into VXLAN.
+   * An IPv4 network for a Tunnel-only VXLAN pool, <pool_name>-vxlan-tunnel (vxlanMode Always, allowedUses Tunnel, blockSize 32, disableBGPExport, the pool's nodeSelector). When a pool moves into VXLAN, the migration first creates it and waits until every node has its VXLAN tunnel address (VTEP) from it, so that no VTEP moves and Felix does not restart at the pool's switch. The pool stays afterwards (deleting it would move every VTEP again; calico_pool_check knows it). Refused before any write when it is not IPv4, overlaps a pool, pods_subnet or service_addresses, contains a node's address, or holds fewer addresses than the nodes plus headroom. On Calico v3.31 and later, when the pool leaves IPIP, FelixConfiguration default programClusterRoutes: Enabled is set (with ipipEnabled and vxlanEnabled explicitly true) before the tunnel pool is created, so that Felix alone replaces each block's IPIP route with its VXLAN route at the switch; it is unset again, with the unused flags, once no IPIP pool remains. Opt-in: empty (the default), the pool switches in place; unused when no pool moves into VXLAN.
    */
   tunnel_pool_cidr?: string;
   /**
-   * The cluster's IPv4 pod network (Kubespray kube_pods_subnet). Only tunnel_pool_cidr is checked against it.
+   * Calico v3.31 and later: an IPv4 network for a Tunnel-only IPIP pool, <pool_name>-ipip-tunnel (ipipMode Always, allowedUses Tunnel, blockSize 32, disableBGPExport, the pool's nodeSelector). When a pool moves from VXLAN into IPIP, the migration first sets FelixConfiguration default programClusterRoutes: Enabled and ipipEnabled: true (Felix, not BIRD, then programs the IPIP routes), creates this pool and waits until every node has its IPIP tunnel address from it (Felix brings tunl0 up with it), then switches the pool: Felix replaces each block's VXLAN route with its IPIP route in one write. programClusterRoutes stays Enabled afterwards (turning it off hands the routes back to BIRD with a gap of up to its 2 s scan). The same refusals as tunnel_pool_cidr, and refused on Calico before v3.31. Into VXLAN on Calico v3.31 and later, tunnel_pool_cidr alone puts Felix in charge of the routes the same way (programClusterRoutes is unset again once no IPIP pool remains). Opt-in: empty (the default), BIRD programs the IPIP routes; unused when no pool moves into IPIP.
+   */
+  ipip_tunnel_pool_cidr?: string;
+  /**
+   * The cluster's IPv4 pod network (Kubespray kube_pods_subnet). Only tunnel_pool_cidr and ipip_tunnel_pool_cidr are checked against it.
    */
   pods_subnet?: string;
   /**
-   * The cluster's IPv4 service network (Kubespray kube_service_addresses). Only tunnel_pool_cidr is checked against it.
+   * The cluster's IPv4 service network (Kubespray kube_service_addresses). Only tunnel_pool_cidr and ipip_tunnel_pool_cidr are checked against it.
    */
   service_addresses?: string;
   /**
@@ -103,6 +107,7 @@ export interface CalicoEncapMigrateParams {
   pool_name: NonNullable<CalicoEncapMigrateOptions["pool_name"]>;
   extra_pools: NonNullable<CalicoEncapMigrateOptions["extra_pools"]>;
   tunnel_pool_cidr: NonNullable<CalicoEncapMigrateOptions["tunnel_pool_cidr"]>;
+  ipip_tunnel_pool_cidr: NonNullable<CalicoEncapMigrateOptions["ipip_tunnel_pool_cidr"]>;
   pods_subnet: NonNullable<CalicoEncapMigrateOptions["pods_subnet"]>;
   service_addresses: NonNullable<CalicoEncapMigrateOptions["service_addresses"]>;
   ipv6_stack: NonNullable<CalicoEncapMigrateOptions["ipv6_stack"]>;

@@ -28,6 +28,10 @@ export interface CalicoEncapMigrateResult {
    */
   plan: Step[];
   /**
+   * Which agent programs the IPIP routes through the pool's switch, and why: 'Felix: ...' (FelixConfiguration programClusterRoutes: Enabled first; Calico v3.31 and later with the direction's tunnel pool) or 'BIRD: ...' (older Calico, no tunnel pool option, or no switch between IPIP and VXLAN).
+   */
+  cluster_routes?: string;
+  /**
    * The steps done, with their durations (empty in check mode).
    */
   steps: Step[];

@@ -14,8 +14,12 @@ function before(obs: ClusterObservation, writes: readonly Write[]): Objects {
     if (w.kind === "felix") {
       const f = obs.live.felixDefault ?? {};
       out["FelixConfiguration/default"] = {
+        ...out["FelixConfiguration/default"],
         ipipEnabled: f.ipipEnabled ?? null,
         vxlanEnabled: f.vxlanEnabled ?? null,
+        ...(w.set.programClusterRoutes !== undefined
+          ? { programClusterRoutes: f.programClusterRoutes ?? null }
+          : {}),
       };
     } else if (w.kind === "pool") {
       const p = obs.live.pools.find((x) => x.name === w.pool);
@@ -41,7 +45,9 @@ function after(start: Objects, writes: readonly Write[]): Objects {
       out[ROLLOUT] = { ...out[ROLLOUT], maxUnavailable: w.maxUnavailable };
     else if (w.kind === "tunnelPool")
       out[`IPPool/${w.pool}`] = (
-        tunnelPoolManifest(w.pool, w.cidr, w.nodeSelector) as { spec: Record<string, unknown> }
+        tunnelPoolManifest(w.pool, w.cidr, w.nodeSelector, w.encap) as {
+          spec: Record<string, unknown>;
+        }
       ).spec;
     else {
       out["ConfigMap kube-system/calico-config"] = { calico_backend: w.backend };

@@ -6,7 +6,7 @@
 // and the last observation.
 
 import type { ClusterObservation, Target } from "../calico/shared/observation.js";
-import type { Step, Write } from "../calico/plan/plan.js";
+import type { FelixSet, Step, Write } from "../calico/plan/plan.js";
 import { plan, unsettled } from "../calico/plan/plan.js";
 import { asBackend, podsBackend } from "../calico/shared/routing.js";
 import { nodesToConverge } from "../calico/plan/scheduling.js";
@@ -324,7 +324,10 @@ async function drive(
   );
 }
 
-/** Puts FelixConfiguration default's ipipEnabled / vxlanEnabled back exactly as they were (unset or explicit). */
+/**
+ * Puts FelixConfiguration default's ipipEnabled, vxlanEnabled and programClusterRoutes back exactly as they were
+ * (unset or explicit).
+ */
 async function restoreFelix(
   io: MigrationIo,
   initial: ClusterObservation,
@@ -335,9 +338,11 @@ async function restoreFelix(
 ): Promise<string[]> {
   const is = now.live.felixDefault ?? {};
   const was = initial.live.felixDefault ?? {};
-  const set: { ipipEnabled?: boolean | null; vxlanEnabled?: boolean | null } = {};
+  const set: FelixSet = {};
   for (const k of ["ipipEnabled", "vxlanEnabled"] as const)
     if (is[k] !== was[k]) set[k] = was[k] ?? null;
+  if (is.programClusterRoutes !== was.programClusterRoutes)
+    set.programClusterRoutes = was.programClusterRoutes ?? null;
   if (Object.keys(set).length === 0) return [];
   const t0 = io.clock.now();
   const write: Write = { kind: "felix", set };

@@ -39,7 +39,12 @@ export async function runMigrate(
   const names = target.pools.map((x) => x.name);
   // A value wrong whatever the cluster holds is refused before the first read.
   const malformed =
-    target.tunnelPoolCidr === undefined ? null : tunnelPoolCidrProblem(target.tunnelPoolCidr);
+    (target.tunnelPoolCidr === undefined
+      ? null
+      : tunnelPoolCidrProblem(target.tunnelPoolCidr, "vxlan")) ??
+    (target.ipipTunnelPoolCidr === undefined
+      ? null
+      : tunnelPoolCidrProblem(target.ipipTunnelPoolCidr, "ipip"));
   if (malformed)
     return {
       failed: true,
@@ -66,6 +71,7 @@ export async function runMigrate(
       migrated_to: from,
     };
   const writes = planned.steps.flatMap((s) => (s.write ? [s.write] : []));
+  const routes = { cluster_routes: planned.routes.why };
   const planOut = planned.steps.map((s) => ({ title: s.title, write: s.write }));
   const diff = ctx.diff && writes.length ? { diff: migrationDiff(start, writes) } : {};
   const mtu = mtuWarning(from, summarizeTarget(target));
@@ -90,6 +96,7 @@ export async function runMigrate(
       steps: [],
       migrated_from: from,
       migrated_to: summarizeTarget(target),
+      ...routes,
       ...diff,
       ...warn(writes.length > 0),
     };
@@ -101,6 +108,7 @@ export async function runMigrate(
       steps: [],
       migrated_from: from,
       migrated_to: from,
+      ...routes,
       ...warn(false),
     };
   try {
@@ -119,6 +127,7 @@ export async function runMigrate(
       steps: run.steps,
       migrated_from: migratedFrom,
       migrated_to: to,
+      ...routes,
       ...(run.changed ? diff : {}),
       ...warn(run.changed, run.warnings),
     };
@@ -134,6 +143,7 @@ export async function runMigrate(
         steps: e.steps,
         migrated_from: from,
         migrated_to: summarize(e.last ?? start, names),
+        ...routes,
         ...warn(e.steps.length > 0, e.warnings),
       };
     return {
@@ -144,6 +154,7 @@ export async function runMigrate(
       steps: [],
       migrated_from: from,
       migrated_to: from,
+      ...routes,
       ...warn(false),
     };
   }

@@ -41,11 +41,16 @@ export function converge(obs: ClusterObservation): ClusterObservation {
   const v6 = obs.live.pools.filter((p) => p.ipVersion === 6 && !p.disabled);
   // A Tunnel-only pool's /24 gives node i its (i+1)th address, as allocate-tunnel-addrs would from /32 blocks.
   const tunnelPool = v4.find((p) => isTunnelOnly(p) && p.vxlanMode !== "Never");
+  const ipipTunnelPool = v4.find((p) => isTunnelOnly(p) && p.ipipMode !== "Never");
   const nodes: NodeObservation[] = obs.nodes.map((n, i) => ({
     ...n,
     calicoNodeReady: true,
     tunnel: {
-      ipip: v4.some((p) => p.ipipMode !== "Never") ? `10.233.${64 + i}.0` : null,
+      ipip: ipipTunnelPool
+        ? ipipTunnelPool.cidr.replace(/\.\d+\/\d+$/, `.${i + 1}`)
+        : v4.some((p) => p.ipipMode !== "Never")
+          ? `10.233.${64 + i}.0`
+          : null,
       vxlan: tunnelPool
         ? tunnelPool.cidr.replace(/\.\d+\/\d+$/, `.${i + 1}`)
         : v4.some((p) => p.vxlanMode !== "Never")
@@ -85,7 +90,7 @@ export function applyWrite(obs: ClusterObservation, w: Write): ClusterObservatio
     else delete rollout.heldMaxUnavailable;
     return { ...obs, live, rollout };
   } else if (w.kind === "tunnelPool") {
-    live.pools = [...live.pools, tunnelPool(w.pool, w.cidr, w.nodeSelector)];
+    live.pools = [...live.pools, tunnelPool(w.pool, w.cidr, w.nodeSelector, w.encap)];
   } else {
     live.configMapBackend = w.backend;
   }

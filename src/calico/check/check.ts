@@ -7,8 +7,7 @@ import type { InventoryOptions } from "../shared/kubespray.js";
 import { desiredFromInventory } from "../shared/kubespray.js";
 import type { CalicoPoolCheckResult } from "../../generated/calico_pool_check.result.js";
 import type { MigrationHint } from "./migration.js";
-import { migrationHint } from "./migration.js";
-import { tunnelPoolAdvice } from "../shared/tunnel-pool.js";
+import { migrationHint, tunnelPoolHints } from "./migration.js";
 import type { Desired, DesiredPool, Finding, Live, Pool } from "../shared/model.js";
 import { pinVars, pinVarsYaml } from "./pin.js";
 import { configuredBackend } from "../shared/routing.js";
@@ -73,7 +72,7 @@ function message(
     ...blocking.map((f) => `- ${describe(f)}`),
     `To keep today's behaviour, set in the inventory (group_vars/k8s_cluster/k8s-net-calico.yml):\n${pins.replace(/^/gm, "  ")}`,
     hint.possible
-      ? `To migrate instead, run ${hint.module} with ${JSON.stringify(hint.args)} before the upgrade, then keep the inventory as it is.${hint.tunnel_pool_cidr_applies ? ` ${tunnelPoolAdvice(String(hint.args.pool_name))}` : ""}`
+      ? `To migrate instead, run ${hint.module} with ${JSON.stringify(hint.args)} before the upgrade, then keep the inventory as it is.${tunnelPoolHints(hint, String(hint.args.pool_name))}`
       : `Migration: ${hint.reason}`,
   ];
   return lines.join("\n");

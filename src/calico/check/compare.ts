@@ -5,7 +5,8 @@ import type { ClusterState, Problem } from "./consistency.js";
 import { routeProblems } from "./consistency.js";
 import { cidrsOverlap, sameCidr } from "../shared/cidr.js";
 import { liveDatastore, liveFamily } from "../shared/deployment.js";
-import { ENCAPSULATIONS, envFlag, FELIX_FLAG } from "../shared/felix.js";
+import { ENCAPSULATIONS, envFlag, FELIX_FLAG, poolsUsing } from "../shared/felix.js";
+import { clusterRoutesLeftOn } from "../shared/cluster-routes.js";
 import { finding } from "./findings.js";
 import { kubesprayVariable, POOL_OPTIONS } from "../shared/kubespray.js";
 import type { Desired, DesiredPool, Finding, IpVersion, Live, Pool } from "../shared/model.js";
@@ -429,6 +430,30 @@ function felixFindings(live: Live, desired: Desired): Finding[] {
   return out;
 }
 
+/**
+ * programClusterRoutes (cluster-routes.ts): no finding while an IPIP pool needs it (calico_encap_migrate leaves it
+ * Enabled after a switch into IPIP, and Kubespray's FelixConfiguration merge keeps a field it does not render); a
+ * warning when it is left on with none.
+ */
+function clusterRoutesFindings(live: Live): Finding[] {
+  const left = clusterRoutesLeftOn(live, poolsUsing(workloadPools(live.pools), "ipip"));
+  if (!left) return [];
+  return [
+    finding({
+      id: "felix.programClusterRoutes",
+      object: "FelixConfiguration/default",
+      field: "spec.programClusterRoutes",
+      live: "Enabled",
+      inventory: null,
+      variable: "",
+      severity: "warning",
+      why: left,
+      remedy:
+        "This alone does not block the upgrade: Kubespray's next run keeps the field (it merges only the fields it renders).",
+    }),
+  ];
+}
+
 /** Every finding, inventory errors first, then the datastore, the IP families, pools, backend, and the route requirements. */
 export function compare(desired: Desired, live: Live): Finding[] {
   const out = inventoryFindings(desired);
@@ -450,5 +475,6 @@ export function compare(desired: Desired, live: Live): Finding[] {
   out.push(
     ...felixFindings(live, desired).filter((f) => !seen.has(`${f.id} FelixConfiguration/default`)),
   );
+  out.push(...clusterRoutesFindings(live));
   return out;
 }

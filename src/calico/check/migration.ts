@@ -4,6 +4,20 @@ import { targetFromOptions } from "../shared/kubespray.js";
 import type { Desired, Finding, Live } from "../shared/model.js";
 import { refusal } from "../plan/plan.js";
 import { poolEnteringVxlan, tunnelPoolAdvice } from "../shared/tunnel-pool.js";
+import { ipipTunnelPoolAdvice, ipipTunnelPoolApplies } from "../shared/cluster-routes.js";
+
+/** The tunnel pool options that apply to the hint's migration of a pool, in the hint's words ("" when none). */
+export function tunnelPoolHints(
+  hint: Pick<MigrationHint, "tunnel_pool_cidr_applies" | "ipip_tunnel_pool_cidr_applies">,
+  pool: string,
+): string {
+  return [
+    ...(hint.tunnel_pool_cidr_applies ? [tunnelPoolAdvice(pool)] : []),
+    ...(hint.ipip_tunnel_pool_cidr_applies ? [ipipTunnelPoolAdvice(pool)] : []),
+  ]
+    .map((s) => ` ${s}`)
+    .join("");
+}
 
 export interface MigrationHint {
   needed: boolean;
@@ -13,6 +27,8 @@ export interface MigrationHint {
   args: Record<string, unknown>;
   /** A pool moves into VXLAN: tunnel_pool_cidr applies (the args leave it out, the network is the user's). */
   tunnel_pool_cidr_applies: boolean;
+  /** A pool moves from VXLAN into IPIP on Calico >= 3.31: ipip_tunnel_pool_cidr applies (cluster-routes.ts). */
+  ipip_tunnel_pool_cidr_applies: boolean;
 }
 
 const IMMUTABLE = new Set(["pool.cidr", "pool.blockSize"]);
@@ -42,7 +58,12 @@ export function migrationHint(
   if (v4)
     Object.assign(args, { pool_name: v4.name, ipip_mode: v4.ipipMode, vxlan_mode: v4.vxlanMode });
   if (v6) Object.assign(args, { ipv6_stack: true, vxlan_mode_ipv6: v6.vxlanMode });
-  const base = { module: "calico_encap_migrate", args, tunnel_pool_cidr_applies: false };
+  const base = {
+    module: "calico_encap_migrate",
+    args,
+    tunnel_pool_cidr_applies: false,
+    ipip_tunnel_pool_cidr_applies: false,
+  };
   if (!live.calicoInstalled)
     return {
       ...base,
@@ -94,11 +115,17 @@ export function migrationHint(
     ? ` It does not change ${immutable.map((f) => `${f.object} ${f.field}`).join(", ")} (immutable): keep ${immutable.map((f) => `${f.variable}: ${String(f.live)}`).join(", ")} in the inventory.`
     : "";
   const entering = poolEnteringVxlan(live.pools, target.pools);
+  const intoIpip = ipipTunnelPoolApplies(live, target);
+  const applies = {
+    tunnel_pool_cidr_applies: entering !== null,
+    ipip_tunnel_pool_cidr_applies: intoIpip !== null,
+  };
+  const pool = entering?.pool.name ?? intoIpip ?? "";
   return {
     ...base,
     needed,
     possible: true,
-    tunnel_pool_cidr_applies: entering !== null,
-    reason: `Run ${base.module} with these args before the upgrade, then keep the inventory as it is. It moves the cluster one step at a time and can be re-run.${entering ? ` ${tunnelPoolAdvice(entering.pool.name)}` : ""}${keep}`,
+    ...applies,
+    reason: `Run ${base.module} with these args before the upgrade, then keep the inventory as it is. It moves the cluster one step at a time and can be re-run.${tunnelPoolHints(applies, pool)}${keep}`,
   };
 }

@@ -13,12 +13,17 @@
 //  - Felix's unused encapsulations unset (an explicit false leaves tunl0's address; unset follows the pools
 //    on Calico >= 3.23 and is false before);
 //  - away from BGP: the backend switched last, once no pool needs BIRD;
-//  - the DaemonSet's maxUnavailable put back as it was found, when the run changed it.
+//  - the DaemonSet's maxUnavailable put back as it was found, when the run changed it;
+//  - on Calico >= 3.31 with the tunnel pool of the direction (cluster-routes.ts): programClusterRoutes Enabled in the
+//    same FelixConfiguration write that turns the encapsulations on (ipipEnabled explicitly true), before the tunnel
+//    pool, so that Felix alone programs every route through the pool's switch; turned off with the unused flags once
+//    no IPIP pool remains, and left on while one does (turning it off costs a BIRD scan).
 
 import { effectiveFlag, ENCAPSULATIONS, FELIX_FLAG, poolsUsing } from "../shared/felix.js";
 import type { FelixInputs } from "../shared/felix.js";
 import type {
   Backend,
+  ClusterRoutes,
   EncapMode,
   FelixFlags,
   KubesprayApplied,
@@ -36,11 +41,30 @@ import {
 import { backendRunsBgp, poolModeViolations } from "../shared/rules.js";
 import { nodesToConverge } from "./scheduling.js";
 import { missingTunnels } from "../shared/tunnels.js";
-import { tunnelPoolRefusal, tunnelPoolToCreate, workloadPools } from "../shared/tunnel-pool.js";
+import type { TunnelEncap } from "../shared/tunnel-pool.js";
+import {
+  tunnelPoolCidrOf,
+  tunnelPoolRefusal,
+  tunnelPoolToCreate,
+  workloadPools,
+} from "../shared/tunnel-pool.js";
+import type { RoutesPath } from "../shared/cluster-routes.js";
+import {
+  clusterRoutesEnabled,
+  ipipTunnelPoolRefusal,
+  routesPath,
+} from "../shared/cluster-routes.js";
 import { ALL_AT_ONCE, rollsAllAtOnce, showMaxUnavailable } from "../shared/rollout.js";
 
+/** FelixConfiguration default's fields a write sets; null unsets one. */
+export interface FelixSet {
+  ipipEnabled?: boolean | null;
+  vxlanEnabled?: boolean | null;
+  programClusterRoutes?: ClusterRoutes | null;
+}
+
 export type Write =
-  | { kind: "felix"; set: { ipipEnabled?: boolean | null; vxlanEnabled?: boolean | null } }
+  | { kind: "felix"; set: FelixSet }
   | {
       kind: "pool";
       pool: string;
@@ -54,8 +78,8 @@ export type Write =
       /** What Kubespray's last apply left, so the write keeps its env order and annotations (kubespray-apply.ts). */
       applied?: KubesprayApplied;
     }
-  /** Create the Tunnel-only VXLAN pool (tunnel-pool.ts); it is never deleted. */
-  | { kind: "tunnelPool"; pool: string; cidr: string; nodeSelector: string }
+  /** Create a Tunnel-only VXLAN or IPIP pool (tunnel-pool.ts); it is never deleted. */
+  | { kind: "tunnelPool"; pool: string; cidr: string; nodeSelector: string; encap: TunnelEncap }
   | {
       kind: "rollout";
       from: MaxUnavailable;
@@ -70,7 +94,14 @@ export interface Step {
   write: Write | null;
 }
 
-export type Plan = { ok: true; steps: Step[] } | { ok: false; reason: string };
+export type Plan =
+  | {
+      ok: true;
+      steps: Step[];
+      /** Which agent programs the IPIP routes through the switch, and why (cluster-routes.ts). */
+      routes: RoutesPath;
+    }
+  | { ok: false; reason: string };
 
 // The executor imports it from here; routing.ts owns it.
 export { runningBackend } from "../shared/routing.js";
@@ -142,12 +173,19 @@ export function refusal(live: Live, target: Target): string | null {
 
 export function plan(obs: ClusterObservation, target: Target): Plan {
   const finalPools = poolsAfter(obs.live, target);
+  const tunnelRefusal = (encap: TunnelEncap): string | null => {
+    const cidr = tunnelPoolCidrOf(target, encap);
+    return cidr === undefined
+      ? null
+      : tunnelPoolRefusal(cidr, obs.live.pools, target, obs.nodes, encap);
+  };
   const refused =
     refusal(obs.live, target) ??
-    (target.tunnelPoolCidr === undefined
-      ? null
-      : tunnelPoolRefusal(target.tunnelPoolCidr, obs.live.pools, target, obs.nodes));
+    ipipTunnelPoolRefusal(obs.live, target) ??
+    tunnelRefusal("vxlan") ??
+    tunnelRefusal("ipip");
   if (refused) return { ok: false, reason: refused };
+  const routes = routesPath(obs.live, target);
 
   const steps: Step[] = [];
   const pending = unsettled(obs);
@@ -197,25 +235,41 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
     backend = "bird";
     configured = "bird";
   }
-  const enable: { ipipEnabled?: boolean; vxlanEnabled?: boolean } = {};
-  if (needIpip && !effectiveFlag(felix(), "ipip").enabled) enable.ipipEnabled = true;
-  if (needVxlan && !effectiveFlag(felix(), "vxlan").enabled) enable.vxlanEnabled = true;
+  // Felix's path: both encapsulations explicitly on (IPIP carries the routes until the switch, VXLAN after it, or the
+  // other way round), and programClusterRoutes, all in one write: Felix restarts once.
+  const enable: {
+    ipipEnabled?: boolean;
+    vxlanEnabled?: boolean;
+    programClusterRoutes?: "Enabled";
+  } = {};
+  const turnOn = (encap: "ipip" | "vxlan"): boolean =>
+    routes.felix
+      ? felixDefault[FELIX_FLAG[encap].field] !== true
+      : !effectiveFlag(felix(), encap).enabled;
+  if ((needIpip || routes.felix) && turnOn("ipip")) enable.ipipEnabled = true;
+  if (needVxlan && turnOn("vxlan")) enable.vxlanEnabled = true;
+  if (routes.felix && !clusterRoutesEnabled(felixDefault)) enable.programClusterRoutes = "Enabled";
   if (Object.keys(enable).length) {
+    const fields = Object.entries(enable).map(([k, v]) => (v === true ? k : `${k}: ${v}`));
     steps.push({
-      title: `Enable ${Object.keys(enable).join(" and ")} in FelixConfiguration default`,
+      title: `Enable ${fields.join(" and ")} in FelixConfiguration default${enable.programClusterRoutes ? " (Felix restarts and programs the IPIP routes itself)" : ""}`,
       write: { kind: "felix", set: enable },
     });
     felixDefault = { ...felixDefault, ...enable };
   }
-  const created = tunnelPoolToCreate(pools, target);
-  if (created) {
+  const encaps: TunnelEncap[] = routes.felix ? ["vxlan", "ipip"] : ["vxlan"];
+  for (const encap of encaps) {
+    const created = tunnelPoolToCreate(pools, target, encap);
+    if (!created) continue;
+    const name = encap === "vxlan" ? "VXLAN" : "IPIP";
     steps.push({
-      title: `Create IPPool ${created.name} (${created.cidr}, VXLAN, Tunnel only) and wait until every node has its VXLAN tunnel address from it`,
+      title: `Create IPPool ${created.name} (${created.cidr}, ${name}, Tunnel only) and wait until every node has its ${name} tunnel address from it`,
       write: {
         kind: "tunnelPool",
         pool: created.name,
         cidr: created.cidr,
         nodeSelector: created.nodeSelector,
+        encap,
       },
     });
     pools = [...pools, created];
@@ -240,12 +294,15 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
   // FelixConfiguration" task writes on every run (calico_ipip_mode != 'Never'): unsetting it instead would let
   // Kubespray's next run change the field, and every Felix restart with it. Only an explicit true is turned off; an
   // unset flag is left as it is.
-  const off: { ipipEnabled?: false; vxlanEnabled?: false } = {};
+  // programClusterRoutes once no IPIP pool needs it: unset, as Kubespray leaves it (it never renders the field), in the
+  // same write, so Felix restarts once.
+  const off: { ipipEnabled?: false; vxlanEnabled?: false; programClusterRoutes?: null } = {};
   if (!needIpip && felixDefault.ipipEnabled === true) off.ipipEnabled = false;
   if (!needVxlan && felixDefault.vxlanEnabled === true) off.vxlanEnabled = false;
+  if (!needIpip && clusterRoutesEnabled(felixDefault)) off.programClusterRoutes = null;
   if (Object.keys(off).length)
     steps.push({
-      title: `Turn off ${Object.keys(off).join(" and ")} in FelixConfiguration default (no pool uses it; false, as Kubespray writes it)`,
+      title: `Turn off ${Object.keys(off).join(" and ")} in FelixConfiguration default (no pool uses it; ${off.programClusterRoutes === null ? "programClusterRoutes unset, as Kubespray leaves it; " : ""}false, as Kubespray writes it)`,
       write: { kind: "felix", set: off },
     });
   if (target.backend !== backend || target.backend !== configured)
@@ -263,5 +320,5 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
         hold: false,
       },
     });
-  return { ok: true, steps };
+  return { ok: true, steps, routes };
 }

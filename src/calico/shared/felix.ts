@@ -28,7 +28,7 @@ export interface FelixInputs {
 export const FELIX_FLAG: Record<
   Encapsulation,
   {
-    field: keyof FelixFlags;
+    field: "ipipEnabled" | "vxlanEnabled";
     env: keyof NodeEnv;
     envName: string;
     option: "ipip_mode" | "vxlan_mode";

@@ -3,10 +3,11 @@
 
 import optionsSchema from "../../../schemas/calico_pool_check.options.json" with { type: "json" };
 import { FELIX_FLAG } from "./felix.js";
-import type { Backend, Desired, DesiredPool, EncapMode, FelixFlags } from "./model.js";
+import type { Backend, Desired, DesiredPool, EncapMode } from "./model.js";
 import { isOn } from "./model.js";
 import type { Target } from "./observation.js";
 import { canonicalCidr } from "./cidr.js";
+import type { TunnelEncap } from "./tunnel-pool.js";
 import { tunnelPoolCidrProblem } from "./tunnel-pool.js";
 
 /** The inventory as the modules take it: option names are Kubespray's variables without calico_. */
@@ -81,7 +82,7 @@ export function desiredFromInventory(o: InventoryOptions): Desired {
  * v2.18, "Set kubespray FelixConfiguration" from v2.19 to v2.31: `ipipEnabled: calico_ipip_mode != 'Never'`,
  * `vxlanEnabled: calico_vxlan_mode != 'Never'`, merged over the live object and applied with calicoctl).
  */
-export function kubesprayFelixFlags(o: InventoryOptions): Required<FelixFlags> {
+export function kubesprayFelixFlags(o: InventoryOptions): Desired["felix"] {
   return {
     ipipEnabled: isOn(o[FELIX_FLAG.ipip.option]),
     vxlanEnabled: isOn(o[FELIX_FLAG.vxlan.option]),
@@ -125,6 +126,7 @@ export interface TargetOptions {
   ipv6_stack: boolean;
   vxlan_mode_ipv6: EncapMode;
   tunnel_pool_cidr?: string | null;
+  ipip_tunnel_pool_cidr?: string | null;
   pods_subnet?: string | null;
   service_addresses?: string | null;
 }
@@ -150,15 +152,20 @@ export function targetFromOptions(o: TargetOptions): Target {
   ].filter(
     (c): c is { variable: string; cidr: string } => typeof c.cidr === "string" && c.cidr !== "",
   );
-  // The tunnel pool's CIDR as Calico stores it (host bits zeroed): what is created is what is compared and shown. A
+  // A tunnel pool's CIDR as Calico stores it (host bits zeroed): what is created is what is compared and shown. A
   // malformed one stays as given, for tunnelPoolCidrProblem to name.
-  const tunnel = o.tunnel_pool_cidr
-    ? {
-        tunnelPoolCidr: tunnelPoolCidrProblem(o.tunnel_pool_cidr)
-          ? o.tunnel_pool_cidr
-          : (canonicalCidr(o.tunnel_pool_cidr) ?? o.tunnel_pool_cidr),
-        clusterCidrs: cluster,
-      }
-    : {};
-  return { pools: [...v4, ...v6], backend: o.network_backend, ...tunnel };
+  const canonical = (cidr: string, encap: TunnelEncap): string =>
+    tunnelPoolCidrProblem(cidr, encap) ? cidr : (canonicalCidr(cidr) ?? cidr);
+  const tunnel = {
+    ...(o.tunnel_pool_cidr ? { tunnelPoolCidr: canonical(o.tunnel_pool_cidr, "vxlan") } : {}),
+    ...(o.ipip_tunnel_pool_cidr
+      ? { ipipTunnelPoolCidr: canonical(o.ipip_tunnel_pool_cidr, "ipip") }
+      : {}),
+  };
+  return {
+    pools: [...v4, ...v6],
+    backend: o.network_backend,
+    ...tunnel,
+    ...(Object.keys(tunnel).length ? { clusterCidrs: cluster } : {}),
+  };
 }

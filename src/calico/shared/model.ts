@@ -30,7 +30,15 @@ export interface Pool {
 export interface FelixFlags {
   ipipEnabled?: boolean;
   vxlanEnabled?: boolean;
+  /**
+   * programClusterRoutes (Calico >= 3.31; unset means Disabled): Felix, not BIRD, programs the IPIP routes
+   * (cluster-routes.ts).
+   */
+  programClusterRoutes?: ClusterRoutes;
 }
+
+export const CLUSTER_ROUTES = ["Enabled", "Disabled"] as const;
+export type ClusterRoutes = (typeof CLUSTER_ROUTES)[number];
 
 /** The calico-node DaemonSet's container env that decides routing, the datastore and the IP families. */
 export interface NodeEnv {
@@ -106,7 +114,7 @@ export interface Desired {
   pools: DesiredPool[];
   datastore: "kdd" | "etcd";
   /** The flags Kubespray's Calico role writes to FelixConfiguration default on every run (kubespray.ts). */
-  felix: Required<FelixFlags>;
+  felix: Required<Pick<FelixFlags, "ipipEnabled" | "vxlanEnabled">>;
 }
 
 export type Severity = "blocking" | "warning";

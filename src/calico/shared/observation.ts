@@ -94,6 +94,11 @@ export interface Target {
   backend: Backend;
   /** tunnel_pool_cidr: pre-allocate VTEPs from a Tunnel-only pool before a pool moves into VXLAN (tunnel-pool.ts). */
   tunnelPoolCidr?: string;
+  /**
+   * ipip_tunnel_pool_cidr: pre-allocate IPIP tunnel addresses from a Tunnel-only pool before a pool moves into IPIP,
+   * on Calico >= 3.31 with Felix programming the routes (cluster-routes.ts).
+   */
+  ipipTunnelPoolCidr?: string;
   /** Networks the tunnel pool must not overlap besides the pools: Kubespray's kube_pods_subnet and kube_service_addresses. */
   clusterCidrs?: { variable: string; cidr: string }[];
 }

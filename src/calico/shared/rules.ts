@@ -58,12 +58,20 @@ export function parseFelixBool(value: string | undefined): boolean | undefined {
   return undefined;
 }
 
+/** Whether a Calico version ("v3.31.0") is at least major.minor; `unknown` when it is null or unreadable. */
+export function calicoAtLeast(
+  calicoVersion: string | null,
+  major: number,
+  minor: number,
+  unknown: boolean,
+): boolean {
+  const m = calicoVersion === null ? null : /^v?(\d+)\.(\d+)/.exec(calicoVersion.trim());
+  if (!m) return unknown;
+  const [got, gotMinor] = [Number(m[1]), Number(m[2])];
+  return got > major || (got === major && gotMinor >= minor);
+}
+
 /** Calico >= 3.23 derives unset Felix encapsulation flags from the pools; older Felix defaults them to false. */
 export function derivesFromPools(calicoVersion: string | null): boolean {
-  if (calicoVersion === null) return true;
-  const m = /^v?(\d+)\.(\d+)/.exec(calicoVersion.trim());
-  if (!m) return true;
-  const major = Number(m[1]);
-  const minor = Number(m[2]);
-  return major > 3 || (major === 3 && minor >= 23);
+  return calicoAtLeast(calicoVersion, 3, 23, true);
 }

@@ -69,15 +69,38 @@ describe("calico_pool_check decision", () => {
         "IPPool default-pool moves into VXLAN: add tunnel_pool_cidr (calico_encap_tunnel_pool_cidr in the role)",
       );
     });
-    it("out of VXLAN, neither the hint nor the message speaks of tunnel_pool_cidr", () => {
+    it("out of VXLAN before Calico v3.31, neither the hint nor the message speaks of a tunnel pool", () => {
       const vxlan = live218({
+        calicoVersion: "v3.30.1",
         pools: [pool({ ipipMode: "Never", vxlanMode: "Always", blockSize: 24 })],
         configMapBackend: "vxlan",
       });
       const back = checkPools(inventory(PINNED_218), vxlan);
-      expect(back.migration).to.deep.include({ possible: true, tunnel_pool_cidr_applies: false });
+      expect(back.migration).to.deep.include({
+        possible: true,
+        tunnel_pool_cidr_applies: false,
+        ipip_tunnel_pool_cidr_applies: false,
+      });
       expect(back.msg).to.include("To migrate instead");
       expect(back.msg + back.migration.reason).to.not.include("tunnel_pool_cidr");
+    });
+    it("out of VXLAN on Calico v3.31, the hint and the message name ipip_tunnel_pool_cidr, not tunnel_pool_cidr", () => {
+      const vxlan = live218({
+        calicoVersion: "v3.31.0",
+        pools: [pool({ ipipMode: "Never", vxlanMode: "Always", blockSize: 24 })],
+        configMapBackend: "vxlan",
+      });
+      const back = checkPools(inventory(PINNED_218), vxlan);
+      expect(back.migration).to.deep.include({
+        possible: true,
+        tunnel_pool_cidr_applies: false,
+        ipip_tunnel_pool_cidr_applies: true,
+      });
+      const advice =
+        "IPPool default-pool moves from VXLAN into IPIP on Calico v3.31 or later: add ipip_tunnel_pool_cidr (calico_encap_ipip_tunnel_pool_cidr in the role)";
+      expect(back.msg).to.include(advice);
+      expect(back.migration.reason).to.include(advice);
+      expect(back.msg + back.migration.reason).to.not.match(/add tunnel_pool_cidr/);
     });
     it("never reports changed", () => expect(r.changed).to.equal(false));
   });

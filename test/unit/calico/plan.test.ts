@@ -4,7 +4,7 @@
 
 import { expect } from "chai";
 import { checkPools } from "../../../src/calico/check/check.js";
-import type { Backend, FelixFlags, Live, Pool } from "../../../src/calico/shared/model.js";
+import type { Backend, Live, Pool } from "../../../src/calico/shared/model.js";
 import type { ClusterObservation, Target } from "../../../src/calico/shared/observation.js";
 import { plan, type Write } from "../../../src/calico/plan/plan.js";
 import { inventory, live218, pool } from "../../support/builders.js";
@@ -27,7 +27,7 @@ function runnable(e: Encap, b: Backend, v6?: Encap6): boolean {
 }
 
 // ---- the referee: reference/calico.md, independently of src/calico ----
-function felixOn(live: Live, flag: keyof FelixFlags, used: boolean): boolean {
+function felixOn(live: Live, flag: "ipipEnabled" | "vxlanEnabled", used: boolean): boolean {
   const explicit = live.felixDefault?.[flag];
   if (explicit !== undefined) return explicit;
   const derives = !/^v3\.(1\d|2[0-2])\./.test(live.calicoVersion ?? "");
@@ -49,8 +49,13 @@ function pairsWithoutRoute(obs: ClusterObservation): string[] {
   for (const a of obs.nodes)
     for (const b of obs.nodes) {
       if (a === b) continue;
+      // programClusterRoutes Enabled: Felix routes IPIP blocks via tunl0, up on both nodes once each has its IPIP
+      // tunnel address (reference/felix-owned-routes.md); BIRD is not needed for them.
+      const felixRoutesIpip =
+        live.felixDefault?.programClusterRoutes === "Enabled" && !!a.tunnel.ipip && !!b.tunnel.ipip;
       const routed = v4.every((p) => {
-        if (p.ipipMode !== "Never") return bird && felixOn(live, "ipipEnabled", ipipUsed);
+        if (p.ipipMode !== "Never")
+          return (bird || felixRoutesIpip) && felixOn(live, "ipipEnabled", ipipUsed);
         if (p.vxlanMode !== "Never")
           return felixOn(live, "vxlanEnabled", vxlanUsed) && !!a.tunnel.vxlan && !!b.tunnel.vxlan;
         return bird;
@@ -492,6 +497,177 @@ describe("calico_encap_migrate planner", () => {
       backend: "vxlan",
     });
     expect(p.ok && p.steps.map((s) => s.write?.kind)).to.deep.equal(["pool"]);
+  });
+});
+
+describe("Calico >= 3.31 with a tunnel pool: Felix programs the routes through the switch (programClusterRoutes)", () => {
+  const VXLAN_CIDR = "172.30.0.0/24";
+  const IPIP_CIDR = "172.30.1.0/24";
+  const writesOf = (w: readonly Write[], kind: Write["kind"]) => w.filter((x) => x.kind === kind);
+
+  it("IPIP -> VXLAN: one Felix write (programClusterRoutes Enabled, both flags explicitly on), the VTEPs, the switch, then programClusterRoutes unset with IPIP off in one write, the backend last", () => {
+    const from = start("IPIP Always", "bird", "unset", "v3.31.0");
+    const t = { ...target("VXLAN Always", "vxlan"), tunnelPoolCidr: VXLAN_CIDR };
+    const first = plan(from, t);
+    expect(first.ok && first.routes.felix).to.equal(true);
+    const { titles, writes, end, gaps } = migrate(from, t);
+    expect(gaps, titles.join(" | ")).to.deep.equal([]);
+    expect(writes.map((w) => w.kind)).to.deep.equal([
+      "felix",
+      "tunnelPool",
+      "pool",
+      "felix",
+      "backend",
+    ]);
+    expect(writes[0]).to.deep.equal({
+      kind: "felix",
+      set: { ipipEnabled: true, vxlanEnabled: true, programClusterRoutes: "Enabled" },
+    });
+    expect(writes[1]).to.deep.include({ encap: "vxlan", pool: "default-pool-vxlan-tunnel" });
+    expect(writes[3]).to.deep.equal({
+      kind: "felix",
+      set: { ipipEnabled: false, programClusterRoutes: null },
+    });
+    expect(end.live.felixDefault).to.deep.equal({ ipipEnabled: false, vxlanEnabled: true });
+    const again = plan(end, t);
+    expect(again.ok && again.steps.length, "a second run has nothing to do").to.equal(0);
+  });
+
+  it("VXLAN -> IPIP: backend bird first, then programClusterRoutes Enabled with ipipEnabled, every node's IPIP tunnel address from the Tunnel-only IPIP pool, the switch; programClusterRoutes stays", () => {
+    const from = start("VXLAN Always", "vxlan", "explicit", "v3.31.0");
+    const t = { ...target("IPIP Always", "bird"), ipipTunnelPoolCidr: IPIP_CIDR };
+    const { titles, writes, end, gaps } = migrate(from, t);
+    expect(gaps, titles.join(" | ")).to.deep.equal([]);
+    const kinds = writes.map((w) => w.kind);
+    expect(kinds.indexOf("backend"), titles.join(" | ")).to.be.below(kinds.indexOf("felix"));
+    expect(writesOf(writes, "felix")[0]).to.deep.equal({
+      kind: "felix",
+      set: { ipipEnabled: true, programClusterRoutes: "Enabled" },
+    });
+    const created = writes.findIndex((w) => w.kind === "tunnelPool");
+    expect(writes[created]).to.deep.include({
+      encap: "ipip",
+      pool: "default-pool-ipip-tunnel",
+      cidr: IPIP_CIDR,
+    });
+    expect(created).to.be.below(kinds.indexOf("pool"));
+    expect(end.live.pools.find((p) => p.name === "default-pool-ipip-tunnel")).to.deep.include({
+      ipipMode: "Always",
+      vxlanMode: "Never",
+      allowedUses: ["Tunnel"],
+      blockSize: 32,
+    });
+    expect(end.nodes.map((n) => n.tunnel.ipip)).to.deep.equal([
+      "172.30.1.1",
+      "172.30.1.2",
+      "172.30.1.3",
+    ]);
+    expect(end.live.felixDefault).to.deep.include({
+      ipipEnabled: true,
+      vxlanEnabled: false,
+      programClusterRoutes: "Enabled",
+    });
+    const again = plan(end, t);
+    expect(again.ok && again.steps.length, "a second run has nothing to do").to.equal(0);
+    const report = checkPools(inventory({}), end.live);
+    expect(
+      report.findings.filter((f) => f.id === "felix.programClusterRoutes"),
+      "not a finding while an IPIP pool needs it",
+    ).to.deep.equal([]);
+  });
+
+  it("the check warns (a warning, not blocking) when programClusterRoutes is left on with no IPIP pool", () => {
+    const vxlan = start("VXLAN Always", "vxlan", "explicit", "v3.31.0");
+    const live = {
+      ...vxlan.live,
+      felixDefault: { ...vxlan.live.felixDefault, programClusterRoutes: "Enabled" as const },
+    };
+    const report = checkPools(
+      inventory({ ipip_mode: "Never", vxlan_mode: "Always", network_backend: "vxlan" }),
+      live,
+    );
+    const f = report.findings.find((x) => x.id === "felix.programClusterRoutes");
+    expect(f, JSON.stringify(report.findings)).to.deep.include({
+      severity: "warning",
+      field: "spec.programClusterRoutes",
+      live: "Enabled",
+    });
+    expect(f?.why).to.match(/no IPIP pool needs it/);
+  });
+
+  it("a run resumed after the switch into VXLAN finishes the Felix write: programClusterRoutes unset, IPIP off", () => {
+    const from = start("IPIP Always", "bird", "explicit", "v3.31.0");
+    const t = { ...target("VXLAN Always", "vxlan"), tunnelPoolCidr: VXLAN_CIDR };
+    const { end } = migrate(from, t);
+    const stopped = converge({
+      ...end,
+      live: {
+        ...end.live,
+        configMapBackend: "bird",
+        felixDefault: { ipipEnabled: true, vxlanEnabled: true, programClusterRoutes: "Enabled" },
+      },
+    });
+    const p = plan(stopped, t);
+    expect(p.ok && p.steps.map((s) => s.write)).to.deep.equal([
+      { kind: "felix", set: { ipipEnabled: false, programClusterRoutes: null } },
+      { kind: "backend", from: "bird", backend: "vxlan" },
+    ]);
+  });
+
+  it("keeps BIRD's path, and says why, before Calico v3.31, without the direction's tunnel pool, and with no switch between IPIP and VXLAN", () => {
+    const cases: [ClusterObservation, Target, RegExp][] = [
+      [
+        start("IPIP Always", "bird", "explicit", "v3.30.1"),
+        { ...target("VXLAN Always", "vxlan"), tunnelPoolCidr: VXLAN_CIDR },
+        /^BIRD: Calico v3\.30\.1 has no programClusterRoutes \(v3\.31 and later\)/,
+      ],
+      [
+        start("IPIP Always", "bird", "explicit", "v3.31.0"),
+        target("VXLAN Always", "vxlan"),
+        /^BIRD: .*without tunnel_pool_cidr/,
+      ],
+      [
+        start("VXLAN Always", "vxlan", "explicit", "v3.31.0"),
+        { ...target("IPIP Always", "bird"), tunnelPoolCidr: VXLAN_CIDR },
+        /^BIRD: .*without ipip_tunnel_pool_cidr/,
+      ],
+      [
+        start("none", "bird", "explicit", "v3.31.0"),
+        { ...target("VXLAN Always", "vxlan"), tunnelPoolCidr: VXLAN_CIDR },
+        /^BIRD: no pool switches between IPIP and VXLAN/,
+      ],
+    ];
+    for (const [from, t, why] of cases) {
+      const p = plan(from, t);
+      expect(p.ok && p.routes.why).to.match(why);
+      const { writes } = migrate(from, t);
+      expect(
+        writes.filter((w) => w.kind === "felix" && "programClusterRoutes" in w.set),
+        "no programClusterRoutes write",
+      ).to.deep.equal([]);
+    }
+  });
+
+  it("refuses ipip_tunnel_pool_cidr before Calico v3.31, and one that overlaps tunnel_pool_cidr, before any write", () => {
+    const old = plan(start("VXLAN Always", "vxlan", "explicit", "v3.30.1"), {
+      ...target("IPIP Always", "bird"),
+      ipipTunnelPoolCidr: IPIP_CIDR,
+    });
+    expect(old.ok).to.equal(false);
+    if (!old.ok)
+      expect(old.reason).to.equal(
+        "ipip_tunnel_pool_cidr needs Calico v3.31 or later (Felix programs the IPIP routes with programClusterRoutes), and this cluster runs Calico v3.30.1: remove the option; the switch out of VXLAN then takes BIRD's path.",
+      );
+    const overlap = plan(start("VXLAN Always", "vxlan", "explicit", "v3.31.0"), {
+      ...target("IPIP Always", "bird"),
+      tunnelPoolCidr: "172.30.0.0/16",
+      ipipTunnelPoolCidr: IPIP_CIDR,
+    });
+    expect(overlap.ok).to.equal(false);
+    if (!overlap.ok)
+      expect(overlap.reason).to.equal(
+        "ipip_tunnel_pool_cidr 172.30.1.0/24 overlaps tunnel_pool_cidr 172.30.0.0/16: give the two tunnel pools networks of their own.",
+      );
   });
 });
 

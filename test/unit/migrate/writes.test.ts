@@ -122,6 +122,7 @@ describe("migration writes", () => {
       pool: "default-pool-vxlan-tunnel",
       cidr: "172.30.0.0/24",
       nodeSelector: "all()",
+      encap: "vxlan" as const,
     };
     const [cmd, ...rest] = commandsFor(w, CTX);
     expect(rest).to.deep.equal([]);
