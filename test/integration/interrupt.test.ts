@@ -16,7 +16,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { plan } from "../../src/calico/plan/plan.js";
 import { HELD_MAX_UNAVAILABLE, heldValue } from "../../src/calico/shared/rollout.js";
-import type { ClusterObservation } from "../../src/calico/shared/observation.js";
+import type { ClusterObservation, Target } from "../../src/calico/shared/observation.js";
+import { containsAddress } from "../../src/calico/shared/cidr.js";
 import { REPO, runTask } from "../support/ansible.js";
 import { TIER } from "../support/tier.js";
 import type { Lab } from "../support/lab.js";
@@ -35,7 +36,7 @@ import {
 import type { Encap } from "../support/sim-cluster.js";
 import { applyWrite, converge, modes, start, target } from "../support/sim-cluster.js";
 
-type Direction = "to VXLAN" | "to IPIP" | "to VXLAN, tunnel pool";
+type Direction = "to VXLAN" | "to IPIP" | "to VXLAN, tunnel pool" | "to IPIP, tunnel pool";
 const STATES: Record<
   Direction,
   { from: [Encap, "bird" | "vxlan"]; to: [Encap, "bird" | "vxlan"] }
@@ -43,11 +44,29 @@ const STATES: Record<
   "to VXLAN": { from: ["IPIP Always", "bird"], to: ["VXLAN Always", "vxlan"] },
   "to IPIP": { from: ["VXLAN Always", "vxlan"], to: ["IPIP Always", "bird"] },
   "to VXLAN, tunnel pool": { from: ["IPIP Always", "bird"], to: ["VXLAN Always", "vxlan"] },
+  "to IPIP, tunnel pool": { from: ["VXLAN Always", "vxlan"], to: ["IPIP Always", "bird"] },
 };
-/** tunnel_pool_cidr of the "to VXLAN, tunnel pool" runs: a Tunnel-only pool created before the pool switch. */
-const TUNNEL_POOL = { name: "default-pool-vxlan-tunnel", cidr: "172.30.0.0/24" };
-const tunnelPoolOf = (d: Direction): { tunnelPoolCidr?: string } =>
-  d === "to VXLAN, tunnel pool" ? { tunnelPoolCidr: TUNNEL_POOL.cidr } : {};
+/**
+ * The tunnel pools of the "tunnel pool" runs, each a Tunnel-only pool created before the pool switch: on this lab's
+ * Calico (v3.31.0) both take Felix's path (programClusterRoutes; src/calico/shared/cluster-routes.ts).
+ */
+const TUNNEL_POOLS: Partial<
+  Record<Direction, { name: string; cidr: string; annotation: string; target: Partial<Target> }>
+> = {
+  "to VXLAN, tunnel pool": {
+    name: "default-pool-vxlan-tunnel",
+    cidr: "172.30.0.0/24",
+    annotation: "projectcalico.org/IPv4VXLANTunnelAddr",
+    target: { tunnelPoolCidr: "172.30.0.0/24" },
+  },
+  "to IPIP, tunnel pool": {
+    name: "default-pool-ipip-tunnel",
+    cidr: "172.30.1.0/24",
+    annotation: "projectcalico.org/IPv4IPIPTunnelAddr",
+    target: { ipipTunnelPoolCidr: "172.30.1.0/24" },
+  },
+};
+const tunnelPoolOf = (d: Direction): Partial<Target> => TUNNEL_POOLS[d]?.target ?? {};
 
 /** The steps with a write the executor takes in a direction, by the pure planner on the simulated cluster. */
 function writeSteps(d: Direction): string[] {
@@ -85,6 +104,9 @@ const ALL_CHAINS: Chain[] = [
   { direction: "to VXLAN, tunnel pool", phase: "wait" },
   { direction: "to IPIP", phase: "wait" },
   { direction: "to VXLAN, tunnel pool", phase: "step" },
+  { direction: "to IPIP, tunnel pool", phase: "step" },
+  { direction: "to VXLAN, tunnel pool", phase: "wait" },
+  { direction: "to IPIP, tunnel pool", phase: "wait" },
 ];
 /**
  * The quick tier (make test): one chain per direction. The tunnel pool's writes include every write of the in-place
@@ -99,37 +121,45 @@ const CHAINS = TIER === "full" ? ALL_CHAINS : QUICK_CHAINS;
 
 function args(lab: Lab, d: Direction): Record<string, unknown> {
   const [encap, backend] = STATES[d].to;
-  const tunnel = tunnelPoolOf(d).tunnelPoolCidr;
+  const { tunnelPoolCidr, ipipTunnelPoolCidr } = tunnelPoolOf(d);
   return {
     ...migrateArgs(lab),
     ipip_mode: modes(encap).ipipMode,
     vxlan_mode: modes(encap).vxlanMode,
     network_backend: backend,
-    ...(tunnel === undefined ? {} : { tunnel_pool_cidr: tunnel }),
+    ...(tunnelPoolCidr === undefined ? {} : { tunnel_pool_cidr: tunnelPoolCidr }),
+    ...(ipipTunnelPoolCidr === undefined ? {} : { ipip_tunnel_pool_cidr: ipipTunnelPoolCidr }),
   };
 }
 
-/** A "tunnel pool" run starts without the tunnel pool, so that creating it is among the steps killed. */
+/** A "tunnel pool" run starts without its tunnel pool, so that creating it is among the steps killed. */
 async function dropTunnelPool(lab: Lab, d: Direction): Promise<void> {
-  if (d !== "to VXLAN, tunnel pool") return;
-  // Under IPIP no traffic uses the tunnel pool's VTEPs; allocate-tunnel-addrs releases them.
-  await execa(lab.calicoctlSh, ["delete", "ippool", TUNNEL_POOL.name], { reject: false });
-  await waitUntil("no node keeps a VXLAN tunnel address", async () => {
+  const pool = TUNNEL_POOLS[d];
+  if (!pool) return;
+  // Before the switch no traffic uses the tunnel pool's addresses (under IPIP the VTEPs, under VXLAN the IPIP
+  // tunnel addresses); allocate-tunnel-addrs releases them.
+  await execa(lab.calicoctlSh, ["delete", "ippool", pool.name], { reject: false });
+  await waitUntil(`no node keeps an address from ${pool.name}`, async () => {
     const nodes = JSON.parse(await kubectl(lab, "get", "nodes", "-o", "json")) as {
       items: { metadata: { annotations?: Record<string, string> } }[];
     };
     return nodes.items.every(
-      (n) => !n.metadata.annotations?.["projectcalico.org/IPv4VXLANTunnelAddr"],
+      (n) => !containsAddress(pool.cidr, n.metadata.annotations?.[pool.annotation] ?? "0.0.0.0"),
     );
   });
 }
 
 /**
- * Sets the Felix flags to the explicit values Kubespray 2.18 writes for the current encapsulation (an effective
- * no-op for calico-node), so each run starts where writeSteps' simulation starts, whatever the last run unset.
+ * Sets the Felix flags to the explicit values Kubespray 2.18 writes for the current encapsulation, and
+ * programClusterRoutes unset (a way into IPIP on Felix's path leaves it Enabled), so each run starts where
+ * writeSteps' simulation starts, whatever the last run left. Handing the IPIP routes back to BIRD costs up to its
+ * 2 s kernel scan: before the run, it waits until the prober has seen 3 s without a lost probe.
  */
 async function pinFelix(lab: Lab, d: Direction): Promise<void> {
   const ipip = STATES[d].from[0].startsWith("IPIP");
+  const felix = JSON.parse(
+    await kubectl(lab, "get", "felixconfigurations.crd.projectcalico.org", "default", "-o", "json"),
+  ) as { spec: { programClusterRoutes?: string } };
   await kubectl(
     lab,
     "patch",
@@ -138,7 +168,19 @@ async function pinFelix(lab: Lab, d: Direction): Promise<void> {
     "--type",
     "merge",
     "-p",
-    JSON.stringify({ spec: { ipipEnabled: ipip, vxlanEnabled: !ipip } }),
+    JSON.stringify({
+      spec: { ipipEnabled: ipip, vxlanEnabled: !ipip, programClusterRoutes: null },
+    }),
+  );
+  if (felix.spec.programClusterRoutes === undefined) return;
+  await waitUntil(
+    "3 s without a lost probe after programClusterRoutes was unset",
+    async () => {
+      await resetProber(lab);
+      await new Promise((r) => setTimeout(r, 3000));
+      return (await readProber(lab)).lost === 0;
+    },
+    60000,
   );
 }
 
@@ -258,20 +300,32 @@ describe("calico_encap_migrate killed during each step and each wait, then re-ru
     expect(writeSteps("to VXLAN, tunnel pool")[1]).to.match(
       /^Create IPPool default-pool-vxlan-tunnel \(172\.30\.0\.0\/24/,
     );
+    expect(writeSteps("to IPIP, tunnel pool")).to.include(
+      "Create IPPool default-pool-ipip-tunnel (172.30.1.0/24, IPIP, Tunnel only) and wait until every node has its IPIP tunnel address from it",
+    );
     // Every write of every path is killed; every wait too, the in-place VXLAN waits within the tunnel pool's path.
-    for (const d of ["to VXLAN", "to IPIP", "to VXLAN, tunnel pool"] as Direction[])
+    const all: Direction[] = [
+      "to VXLAN",
+      "to IPIP",
+      "to VXLAN, tunnel pool",
+      "to IPIP, tunnel pool",
+    ];
+    for (const d of all)
       expect(ALL_CHAINS, `${d} step`).to.deep.include({ direction: d, phase: "step" });
-    for (const d of ["to IPIP", "to VXLAN, tunnel pool"] as Direction[])
+    for (const d of all.filter((x) => x !== "to VXLAN"))
       expect(ALL_CHAINS, `${d} wait`).to.deep.include({ direction: d, phase: "wait" });
     // Each tier's chains alternate directions, so each starts where the one before ended (the lab starts on IPIP).
     for (const chains of [ALL_CHAINS, QUICK_CHAINS])
       chains.forEach((c, i) =>
         expect(c.direction.startsWith("to VXLAN"), `chain ${i + 1}`).to.equal(i % 2 === 0),
       );
-    const inPlace = writeSteps("to VXLAN");
-    expect(
-      writeSteps("to VXLAN, tunnel pool").filter((t) => !t.startsWith("Create IPPool")),
-    ).to.deep.equal(inPlace);
+    // Felix's path writes what the in-place path writes, and the tunnel pool: the same kinds of write, in order.
+    const kinds = (d: Direction): string[] =>
+      writeSteps(d)
+        .filter((t) => !t.startsWith("Create IPPool"))
+        .map((t) => t.split(" ")[0] ?? "");
+    expect(kinds("to VXLAN, tunnel pool")).to.deep.equal(kinds("to VXLAN"));
+    expect(kinds("to IPIP, tunnel pool")).to.deep.equal(kinds("to IPIP"));
   });
 
   for (const c of CHAINS) {

@@ -18,8 +18,8 @@
 #   LAB_DATAPLANE_NODES  how many nodes get a namespace (3)
 #   LAB_SSH              1 (default): sshd and the relays in node-1's namespace; 0: none
 #   LAB_APISERVER_PORT, LAB_ETCD_PORT   relayed into node-1 (26443, 23790)
-#   LAB_TUNL0            1: every node gets a device named tunl0 standing in for the kernel's IP-in-IP device
-#                        (below, "tunl0"); 0 (default): none, as before
+#   LAB_TUNL0            1 (default): every node gets a device named tunl0 standing in for the kernel's IP-in-IP device
+#                        (below, "tunl0"); 0: none (as before 2026-12-02)
 set -euo pipefail
 NET_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(cd "$NET_DIR/../.." && pwd)
@@ -42,7 +42,7 @@ load_config() {
 	LAB_UNDERLAY=${LAB_UNDERLAY:-172.31.250}
 	LAB_DATAPLANE_NODES=${LAB_DATAPLANE_NODES:-3}
 	LAB_SSH=${LAB_SSH:-1}
-	LAB_TUNL0=${LAB_TUNL0:-0}
+	LAB_TUNL0=${LAB_TUNL0:-1}
 	LAB_APISERVER_PORT=${LAB_APISERVER_PORT:-26443}
 	LAB_ETCD_PORT=${LAB_ETCD_PORT:-23790}
 	[[ $LAB_UNDERLAY =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || die "LAB_UNDERLAY must be three octets, got '$LAB_UNDERLAY'"
