@@ -26,7 +26,9 @@ if [ "$(cat "$dir/.complete" 2>/dev/null)" != "$key" ]; then
   mkdir -p "$(dirname "$dir")"
   # A venv records its own path in its scripts: build it where it stays, and mark it complete only at the end.
   python3 -m venv "$dir"
-  "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$req" >&2
+  # --no-compile: pip would byte-compile every module of every collection ansible ships (CPU taken from the
+  # lab's Go builds, which run beside it); Python compiles what a run imports.
+  "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input --no-compile -r "$req" >&2
   echo "$key" >"$dir/.complete"
   echo "venv.sh: built $dir in $((SECONDS - start)) s" >&2
 fi
