@@ -14,10 +14,11 @@ MOCHA := mocha --require $(CURDIR)/dist/test/support/chai-config.js --reporter $
 
 -include test/lab/lab.mk
 
-.PHONY: help setup build generate check-generated lint test-unit test-ansible test-ansible-versions venvs test-integration test-cluster-routes test-lab-queue test-lab-slot test-molecule test test-full test-tier test-times bench fixtures demo clean
+.PHONY: help setup build collection generate check-generated lint test-unit test-ansible test-ansible-versions venvs test-integration test-cluster-routes test-lab-queue test-lab-slot test-molecule test test-full test-tier test-times bench fixtures demo clean
 
 help:
-	@echo "make setup            npm ci, build, Python virtualenv (.venv) with ansible-core, molecule, ansible-lint"
+	@echo "make setup            npm ci, build, Python virtualenv (.venv) with ansible-core, molecule, ansible-lint, the collection"
+	@echo "make collection       the Ansible collection calico_encap.kubespray with the backend bundled (dist/collection/)"
 	@echo "make test-unit        unit tests (no cluster)"
 	@echo "make test-ansible-versions  test/ansible and the preflight on the lab with Kubespray's Ansible 9, 10, 11"
 	@echo "make test             lint, unit, real Ansible, Molecule, the lab: one transition per class (under 60 min cold)"
@@ -49,6 +50,12 @@ build: $(STAMPS)/npm
 
 setup: build $(STAMPS)/venv $(STAMPS)/debian
 	ln -sf $(CURDIR)/dist/src/cli.js $(VENV)/bin/calico-encap
+	$(MAKE) --no-print-directory collection
+
+# The Ansible collection calico_encap.kubespray (tools/collection.ts): ansible/, the documentation modules and the
+# backend bundled into one file, as dist/collection/calico_encap-kubespray-VERSION.tar.gz.
+collection: build $(STAMPS)/venv
+	node dist/tools/collection.js dist/collection
 
 generate: build
 	node dist/tools/generate.js
@@ -194,7 +201,7 @@ test-full:
 
 # Once setup and lab-build ran, the stages do not build again: a tsc in one slot would rewrite dist/ under the
 # other slot's running tests.
-BUILT := -o setup -o build -o lab-build -o $(STAMPS)/npm -o $(STAMPS)/venv -o $(STAMPS)/debian
+BUILT := -o setup -o build -o collection -o lab-build -o $(STAMPS)/npm -o $(STAMPS)/venv -o $(STAMPS)/debian
 
 test-tier:
 	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) .cache/slot-b.failed .cache/lab-build.failed

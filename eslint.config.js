@@ -3,7 +3,17 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "src/generated/", ".venv/", ".lab/", "test/lab/go/"] },
+  {
+    ignores: [
+      "dist/",
+      "node_modules/",
+      "src/generated/",
+      ".venv/",
+      ".lab/",
+      "test/lab/go/",
+      ".cache/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

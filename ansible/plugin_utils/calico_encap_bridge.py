@@ -52,6 +52,12 @@ display = Display()
 
 BACKEND_ENV = "CALICO_ENCAP_BACKEND"
 BACKEND_COMMAND = "calico-encap"
+# This bridge's build: the development marker in the checkout; in a collection (tools/collection.ts) the hash of the
+# backend bundled beside it, sent in the run op so that the backend refuses to be driven by another build.
+BUILD_ID = "calico-encap-build:development"
+DEVELOPMENT_BUILD = "calico-encap-build:" + "development"
+# The backend bundled in a collection, relative to the collection's root (plugins/plugin_utils/ is two levels down).
+BUNDLED_BACKEND = os.path.join("backend", "calico-encap.mjs")
 # Seconds without any message from the backend (while no command runs on the target) before it counts as hung.
 DEFAULT_IDLE_TIMEOUT = 300
 # Seconds between timeout's TERM and KILL for a command that overran its timeout.
@@ -73,9 +79,23 @@ def _excerpt(text):
 
 
 def find_backend(plugin_file):
-    """argv that starts the backend: CALICO_ENCAP_BACKEND, else calico-encap on PATH, else the repository's build."""
+    """argv that starts the backend: the one bundled in this collection, else CALICO_ENCAP_BACKEND, else calico-encap
+    on PATH, else the repository's build."""
     configured = os.environ.get(BACKEND_ENV)
     observed = []
+    bundled = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(plugin_file)))), BUNDLED_BACKEND)
+    if BUILD_ID != DEVELOPMENT_BUILD:
+        node = shutil.which("node")
+        if node is None:
+            raise BridgeFailure(
+                "this task runs the calico-encap backend bundled in this collection (%s) with the controller's node,"
+                " and node (Node.js >= 20.10) is not on the controller's PATH: install Node.js on the host that runs"
+                " ansible-playbook, or set calico_encap_mode: module to run the module on hosts that have calico-encap"
+                " installed." % bundled
+            )
+        if os.path.isfile(bundled):
+            return [node, bundled]
+        observed.append("the collection's bundled backend %s does not exist" % bundled)
     if configured:
         candidates = [(configured, "%s=%s" % (BACKEND_ENV, configured))]
     else:
@@ -259,7 +279,10 @@ class BridgeAction(ActionBase):
         host = task_vars.get("inventory_hostname")
         backend = Backend(find_backend(__file__))
         try:
-            backend.send({"op": "run", "module": self.MODULE, "args": args}, ARGS_ENCODER)
+            run = {"op": "run", "module": self.MODULE, "args": args}
+            if BUILD_ID != DEVELOPMENT_BUILD:
+                run["build"] = BUILD_ID
+            backend.send(run, ARGS_ENCODER)
             while True:
                 try:
                     raw = backend.next_line(idle)

@@ -16,6 +16,8 @@ export interface RunMessage {
   module: string;
   /** The task's args plus Ansible's `_ansible_*` keys, as a module's args file holds them. */
   args: Record<string, unknown>;
+  /** The plugin's build (a collection's; src/build-id.ts); absent from a checkout's plugin. */
+  build?: string;
 }
 
 export interface ExecResultMessage {
@@ -88,7 +90,19 @@ function parseRun(m: Record<string, unknown>, line: string): ParseOutcome {
     return bad(
       `a run op whose args are of type ${pyTypeName(m.args)}, not a JSON object, in ${excerpt(line)}`,
     );
-  return { ok: true, message: { op: "run", module: m.module, args: m.args } };
+  if (m.build !== undefined && typeof m.build !== "string")
+    return bad(
+      `a run op whose build is of type ${pyTypeName(m.build)}, not a string, in ${excerpt(line)}`,
+    );
+  return {
+    ok: true,
+    message: {
+      op: "run",
+      module: m.module,
+      args: m.args,
+      ...(m.build === undefined ? {} : { build: m.build }),
+    },
+  };
 }
 
 function parseExecResult(m: Record<string, unknown>, line: string): ParseOutcome {

@@ -4,6 +4,7 @@
 
 import type { ModuleFactory } from "../modules/index.js";
 import { loadModule, MODULE_NAMES } from "../modules/index.js";
+import { buildMismatch } from "../build-id.js";
 import { executeModule } from "../protocol/module.js";
 import { failure } from "../protocol/result.js";
 import type { BackendMessage, RunMessage } from "./protocol.js";
@@ -78,6 +79,8 @@ export class BridgeSession {
   }
 
   private async start(m: RunMessage): Promise<void> {
+    const mismatch = buildMismatch(m.build);
+    if (mismatch) return this.fail(mismatch);
     let factory: ModuleFactory | undefined;
     try {
       factory = await this.load(m.module);

@@ -1,0 +1,167 @@
+// The collection as a user installs it: `make collection`'s tarball (dist/collection/) installed with the Ansible
+// under test's ansible-galaxy into a folder of its own, then ansible-doc, a module, the role and the playbook by
+// FQCN, with nothing of this checkout on any path: an ansible.cfg of the test's own (no library, action_plugins or
+// roles_path), PATH without the checkout's .venv or node_modules, no CALICO_ENCAP_BACKEND. The cluster is the
+// command stand-ins of the other tests here (test/support/fake-commands.ts), the connection local.
+
+import { expect } from "chai";
+import { execa } from "execa";
+import { copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { REPO, VENV_BIN } from "../support/ansible.js";
+import { live218, PINNED_218 } from "../support/builders.js";
+import { calicoctlScript, kubectlScript } from "../support/calico-json.js";
+import { fakeTools } from "../support/fake-commands.js";
+import { FQCN_PREFIX, NAME, NAMESPACE } from "../../tools/collection-content.js";
+
+const KUBECONFIG = "/etc/kubernetes/admin.conf";
+const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string })
+  .version;
+const TARBALL = join(REPO, "dist", "collection", `${NAMESPACE}-${NAME}-${VERSION}.tar.gz`);
+
+/** PATH without anything of the checkout: the Ansible under test, then the system's (node among them). */
+function userPath(): string {
+  const system = (process.env.PATH ?? "").split(":").filter((p) => p && !p.startsWith(REPO));
+  return [VENV_BIN, ...system].join(":");
+}
+
+describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function () {
+  this.timeout(120000);
+  const dir = mkdtempSync(join(tmpdir(), "calico-encap-collection-"));
+  const collections = join(dir, "collections");
+  const installed = join(collections, "ansible_collections", NAMESPACE, NAME);
+  const env: Record<string, string> = {
+    PATH: userPath(),
+    HOME: process.env.HOME ?? dir,
+    ANSIBLE_CONFIG: join(dir, "ansible.cfg"),
+    ANSIBLE_NOCOLOR: "1",
+    ANSIBLE_LOCALHOST_WARNING: "0",
+    ANSIBLE_INVENTORY_UNPARSED_WARNING: "0",
+  };
+  const run = (cmd: string, args: string[]) =>
+    execa(join(VENV_BIN, cmd), args, { reject: false, cwd: dir, env, extendEnv: false, all: true });
+  const live = live218();
+  const tools = fakeTools(calicoctlScript(live), kubectlScript(live, KUBECONFIG));
+  const args = {
+    ...PINNED_218,
+    calicoctl_path: tools.calicoctl,
+    kubectl_path: tools.kubectl,
+    kubeconfig: KUBECONFIG,
+  };
+
+  before(async () => {
+    writeFileSync(
+      join(dir, "ansible.cfg"),
+      `[defaults]\ncollections_path = ${collections}\nhost_key_checking = False\ninterpreter_python = auto_silent\n`,
+    );
+    writeFileSync(
+      join(dir, "hosts.ini"),
+      `[kube_control_plane]\nlocalhost ansible_connection=local ansible_python_interpreter=${join(VENV_BIN, "python")}\n`,
+    );
+    const r = await run("ansible-galaxy", ["collection", "install", "-p", collections, TARBALL]);
+    expect(r.exitCode, r.all).to.equal(0);
+  });
+
+  it("holds no node_modules, tests or TypeScript, and is under 1 MB", async () => {
+    const list = await execa("tar", ["tzf", TARBALL]);
+    const files = list.stdout.split("\n");
+    expect(files.filter((f) => /node_modules|(^|\/)test\/|\.ts$/.test(f))).to.deep.equal([]);
+    expect(files).to.include.members([
+      "backend/calico-encap.mjs",
+      "backend/THIRD-PARTY-LICENSES.txt",
+      "meta/runtime.yml",
+      "meta/execution-environment.yml",
+      "plugins/action/calico_pool_check.py",
+      "plugins/modules/calico_encap_migrate.py",
+      "plugins/plugin_utils/calico_encap_bridge.py",
+      "playbooks/preflight.yml",
+      "roles/calico_encap/tasks/preflight.yml",
+    ]);
+    expect(statSync(TARBALL).size).to.be.below(1024 * 1024);
+  });
+
+  it("documents each module by FQCN for ansible-doc", async () => {
+    for (const module of ["calico_pool_check", "calico_encap_migrate"]) {
+      const r = await run("ansible-doc", [`${FQCN_PREFIX}.${module}`]);
+      expect(r.exitCode, r.all).to.equal(0);
+      expect(r.all).to.include(`${FQCN_PREFIX}.${module}`);
+      expect(r.all).to.include(join(installed, "plugins", "modules", `${module}.py`));
+    }
+  });
+
+  it("runs calico_pool_check by FQCN with the bundled backend and the controller's node", async () => {
+    const play = join(dir, "check.yml");
+    writeFileSync(
+      play,
+      stringify([
+        {
+          hosts: "kube_control_plane",
+          gather_facts: false,
+          tasks: [
+            { [`${FQCN_PREFIX}.calico_pool_check`]: args, register: "r" },
+            { "ansible.builtin.debug": { var: "r.msg" } },
+          ],
+        },
+      ]),
+    );
+    const r = await run("ansible-playbook", ["-i", "hosts.ini", play]);
+    expect(r.exitCode, r.all).to.equal(0);
+    expect(r.all).to.include("The inventory matches the live Calico configuration.");
+  });
+
+  it("runs the preflight playbook by FQCN (ansible-playbook calico_encap.kubespray.preflight), which stops a mismatched inventory", async () => {
+    const vars = {
+      calico_encap_calicoctl_path: tools.calicoctl,
+      calico_encap_kubectl_path: tools.kubectl,
+      calico_pool_blocksize: 24,
+    };
+    const r = await run("ansible-playbook", [
+      "-i",
+      "hosts.ini",
+      "-e",
+      JSON.stringify(vars),
+      `${FQCN_PREFIX}.preflight`,
+    ]);
+    expect(r.exitCode, r.all).to.equal(2);
+    expect(r.all).to.include("IPPool/default-pool spec.ipipMode: cluster has Always");
+    const pinned = await run("ansible-playbook", [
+      "-i",
+      "hosts.ini",
+      "-e",
+      JSON.stringify({ ...vars, calico_ipip_mode: "Always", calico_vxlan_mode: "Never", calico_network_backend: "bird" }),
+      `${FQCN_PREFIX}.preflight`,
+    ]);
+    expect(pinned.exitCode, pinned.all).to.equal(0);
+  });
+
+  it("refuses a backend of another build, saying so, before the module runs", async () => {
+    const bundle = join(installed, "backend", "calico-encap.mjs");
+    const saved = join(dir, "calico-encap.mjs.saved");
+    copyFileSync(bundle, saved);
+    try {
+      const text = readFileSync(bundle, "utf8");
+      const ids = [...new Set(text.match(/calico-encap-build:[0-9a-f]{16}/g) ?? [])];
+      expect(ids, "one build id in the bundle").to.have.length(1);
+      writeFileSync(bundle, text.split(ids[0] ?? "").join("calico-encap-build:0000000000000000"));
+      const calls = readFileSync(tools.log, "utf8");
+      const r = await run("ansible", [
+        "kube_control_plane",
+        "-i",
+        "hosts.ini",
+        "-m",
+        `${FQCN_PREFIX}.calico_pool_check`,
+        "-a",
+        JSON.stringify(args),
+      ]);
+      expect(r.exitCode).to.not.equal(0);
+      expect(r.all).to.include(
+        `the action plugin comes from build ${ids[0]} and this calico-encap backend from build calico-encap-build:0000000000000000: they must come from the same build`,
+      );
+      expect(readFileSync(tools.log, "utf8"), "no command ran").to.equal(calls);
+    } finally {
+      copyFileSync(saved, bundle);
+    }
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * Builds the Ansible collection calico_encap.kubespray (make collection): ansible/ stays the source; the collection
+ * holds the action plugins (plugins/action), the bridge (plugins/plugin_utils), a documentation module per module
+ * (plugins/modules, from schemas/), the role, the playbooks preflight and migrate, meta/runtime.yml, the execution
+ * environment's files, and the backend bundled into one JavaScript file (backend/calico-encap.mjs, esbuild) with the
+ * licences of what it bundles. No node_modules, tests or TypeScript sources. The bundle and the bridge carry the
+ * same build id (a hash of the bundle): the backend refuses a plugin of another build (src/build-id.ts).
+ * Run from the built tree: `node dist/tools/collection.js OUT_DIR` prints the tarball's path.
+ */
+import { createHash } from "node:crypto";
+import { cp, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
+import { build } from "esbuild";
+import { execa } from "execa";
+import { BUILD_ID } from "../src/build-id.js";
+import {
+  BACKEND_PATH,
+  FQCN_PREFIX,
+  NAME,
+  NAMESPACE,
+  actionPlugin,
+  executionEnvironment,
+  galaxyYml,
+  moduleFile,
+  runtimeYml,
+} from "./collection-content.js";
+import { loadModuleSchemas } from "./module-schemas.js";
+import { repoRoot } from "./paths.js";
+
+async function write(root: string, path: string, text: string): Promise<void> {
+  await mkdir(dirname(join(root, path)), { recursive: true });
+  await writeFile(join(root, path), text, "utf8");
+}
+
+/** The packages esbuild took code from, with their licence texts, as one file. */
+async function licences(inputs: readonly string[]): Promise<string> {
+  const dirs = new Set<string>();
+  for (const input of inputs) {
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m?.[1]) dirs.add(m[1]);
+  }
+  const parts: string[] = [
+    "The calico-encap backend (backend/calico-encap.mjs) bundles these npm packages; their licences follow.\n",
+  ];
+  for (const dir of [...dirs].sort()) {
+    const pkg = JSON.parse(await readFile(join(repoRoot, dir, "package.json"), "utf8")) as {
+      name: string;
+      version: string;
+      license?: string;
+    };
+    const files = (await readdir(join(repoRoot, dir))).filter((f) => /^licen[cs]e/i.test(f));
+    const texts = await Promise.all(files.map((f) => readFile(join(repoRoot, dir, f), "utf8")));
+    if (texts.length === 0)
+      throw new Error(`${dir}: no LICENSE file to ship with the bundle (license ${pkg.license})`);
+    parts.push(
+      `${"=".repeat(78)}\n${pkg.name} ${pkg.version} (${pkg.license ?? "see below"})\n\n${texts.join("\n")}`,
+    );
+  }
+  return parts.join("\n");
+}
+
+/** The bundle, its build id written in place of the development marker, and the licences of its packages. */
+async function bundle(root: string): Promise<string> {
+  const out = await build({
+    entryPoints: [join(repoRoot, "dist", "src", "cli.js")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20.10",
+    write: false,
+    metafile: true,
+    outfile: join(root, BACKEND_PATH),
+    // Bundled CommonJS packages (ajv, yaml) call require: give the ES module one.
+    banner: {
+      js: "import { createRequire as __calicoEncapRequire } from 'node:module'; const require = __calicoEncapRequire(import.meta.url);",
+    },
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  const text = out.outputFiles[0]?.text ?? "";
+  if (!text.includes(BUILD_ID)) throw new Error(`the bundle lost the build marker ${BUILD_ID}`);
+  const id = `calico-encap-build:${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
+  // esbuild keeps cli.js's #! line.
+  await write(root, BACKEND_PATH, text.split(BUILD_ID).join(id));
+  const inputs = Object.keys(out.metafile.inputs).map((p) => relative(repoRoot, join(repoRoot, p)));
+  await write(root, "backend/THIRD-PARTY-LICENSES.txt", await licences(inputs));
+  return id;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [outDir] = argv;
+  if (argv.length !== 1 || !outDir) {
+    process.stderr.write("usage: node dist/tools/collection.js OUT_DIR\n");
+    return 2;
+  }
+  const version = (
+    JSON.parse(await readFile(join(repoRoot, "package.json"), "utf8")) as { version: string }
+  ).version;
+  const work = join(repoRoot, ".cache", "collection");
+  const root = join(work, "ansible_collections", NAMESPACE, NAME);
+  await rm(work, { recursive: true, force: true });
+  await mkdir(root, { recursive: true });
+  const id = await bundle(root);
+  const bridge = await readFile(
+    join(repoRoot, "ansible", "plugin_utils", "calico_encap_bridge.py"),
+    "utf8",
+  );
+  if (!bridge.includes(BUILD_ID))
+    throw new Error(`calico_encap_bridge.py lost the build marker ${BUILD_ID}`);
+  await write(root, "plugins/plugin_utils/calico_encap_bridge.py", bridge.split(BUILD_ID).join(id));
+  await write(root, "plugins/plugin_utils/__init__.py", "");
+  for (const mod of await loadModuleSchemas(repoRoot)) {
+    await write(root, `plugins/action/${mod.name}.py`, actionPlugin(mod.name));
+    await write(root, `plugins/modules/${mod.name}.py`, moduleFile(mod));
+  }
+  await cp(join(repoRoot, "ansible", "roles"), join(root, "roles"), { recursive: true });
+  for (const playbook of ["preflight", "migrate"]) {
+    const text = await readFile(join(repoRoot, "ansible", "playbooks", `${playbook}.yml`), "utf8");
+    // In a collection the role is named by its FQCN.
+    await write(
+      root,
+      `playbooks/${playbook}.yml`,
+      text.replace(/name: calico_encap$/m, `name: ${FQCN_PREFIX}.calico_encap`),
+    );
+  }
+  const ee = executionEnvironment();
+  await write(root, "meta/runtime.yml", runtimeYml());
+  await write(root, "meta/execution-environment.yml", ee.meta);
+  await write(root, "meta/bindep.txt", ee.bindep);
+  await write(root, "galaxy.yml", galaxyYml(version));
+  await write(
+    root,
+    "README.md",
+    [
+      `# ${FQCN_PREFIX}`,
+      "",
+      "calico_pool_check and calico_encap_migrate for Kubespray clusters: the preflight that stops a Kubespray run",
+      "before it changes Calico's encapsulation, and the live migration between IPIP and VXLAN.",
+      "",
+      `    ansible-playbook -i inventory/mycluster/hosts.yaml ${FQCN_PREFIX}.preflight`,
+      `    ansible-playbook -i inventory/mycluster/hosts.yaml ${FQCN_PREFIX}.migrate -e calico_vxlan_mode=Always ...`,
+      "",
+      "The action plugins run the bundled backend (backend/calico-encap.mjs) with the controller's node",
+      `(Node.js >= 20.10); nothing needs installing on the cluster's nodes. Build ${id}.`,
+      "",
+    ].join("\n"),
+  );
+  await mkdir(join(repoRoot, outDir), { recursive: true });
+  const r = await execa(
+    "ansible-galaxy",
+    ["collection", "build", root, "--output-path", join(repoRoot, outDir), "--force"],
+    { reject: false },
+  );
+  if (r.exitCode !== 0) {
+    process.stderr.write(`ansible-galaxy collection build failed:\n${r.stdout}\n${r.stderr}\n`);
+    return 1;
+  }
+  process.stdout.write(`${join(repoRoot, outDir, `${NAMESPACE}-${NAME}-${version}.tar.gz`)}\n`);
+  return 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));
