@@ -1,9 +1,10 @@
 // npm run bench: one calico_pool_check process on recorded-shape fixtures, split into process start
 // (node up and modules loaded), validation, observation (the datastore commands) and decision, and the
-// number of child processes per check for a small and a large cluster. It measures; it never fails on time.
+// number of child processes per check for a small and a large cluster, for the checkout's build (dist/) and the
+// collection's bundled backend (make collection), taken in turn in one run. It measures; it never fails on time.
 
 import { execa } from "execa";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -13,7 +14,21 @@ import { fakeTools } from "../support/fake-commands.js";
 import { REPO } from "../support/ansible.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const CLI = join(REPO, "dist", "src", "cli.js");
+/** The backends measured: the checkout's build, and the collection's bundle when make collection has made it. */
+const BUNDLE = join(
+  REPO,
+  ".cache",
+  "collection",
+  "ansible_collections",
+  "calico_encap",
+  "kubespray",
+  "backend",
+  "calico-encap.mjs",
+);
+const BACKENDS: [string, string][] = [
+  ["dist/src/cli.js", join(REPO, "dist", "src", "cli.js")],
+  ...(existsSync(BUNDLE) ? [["the collection's bundle", BUNDLE] as [string, string]] : []),
+];
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -51,31 +66,38 @@ async function benchCluster(nodes: number): Promise<void> {
       _ansible_module_name: "calico_pool_check",
     }),
   );
-  const phases: Record<string, number[]> = {
+  const phasesOf = (): Record<string, number[]> => ({
     total: [],
     start: [],
     validation: [],
     observation: [],
     decision: [],
-  };
-  for (let i = 0; i < RUNS; i++) {
-    const r = await timeCommand(["node", CLI, "module", "calico_pool_check", argsFile], {
-      CALICO_ENCAP_TIMINGS: "1",
-    });
-    const line = r.stderr.split("\n").find((l) => l.startsWith("calico-encap timings: "));
-    if (!line) throw new Error(`no timings from the check process: ${r.stderr}`);
-    const m = JSON.parse(line.slice("calico-encap timings: ".length)) as Record<string, number>;
-    phases.total?.push(r.ms);
-    phases.start?.push(m.loaded ?? NaN);
-    phases.validation?.push((m.validated ?? NaN) - (m.loaded ?? NaN));
-    phases.observation?.push((m.observed ?? NaN) - (m.validated ?? NaN));
-    phases.decision?.push((m.decided ?? NaN) - (m.observed ?? NaN));
+  });
+  const measured = BACKENDS.map(([label, cli]) => ({ label, cli, phases: phasesOf() }));
+  // In turn, so that the machine's noise falls on each backend alike.
+  for (let i = 0; i < RUNS; i++)
+    for (const { cli, phases } of measured) {
+      const r = await timeCommand(["node", cli, "module", "calico_pool_check", argsFile], {
+        CALICO_ENCAP_TIMINGS: "1",
+      });
+      const line = r.stderr.split("\n").find((l) => l.startsWith("calico-encap timings: "));
+      if (!line) throw new Error(`no timings from the check process: ${r.stderr}`);
+      const m = JSON.parse(line.slice("calico-encap timings: ".length)) as Record<string, number>;
+      phases.total?.push(r.ms);
+      phases.start?.push(m.loaded ?? NaN);
+      phases.validation?.push((m.validated ?? NaN) - (m.loaded ?? NaN));
+      phases.observation?.push((m.observed ?? NaN) - (m.validated ?? NaN));
+      phases.decision?.push((m.decided ?? NaN) - (m.observed ?? NaN));
+    }
+  const calls = readFileSync(tools.log, "utf8").trim().split("\n").length / RUNS / measured.length;
+  for (const { label, phases } of measured) {
+    const row = Object.entries(phases)
+      .map(([k, v]) => `${k} ${median(v).toFixed(1)} ms`)
+      .join(", ");
+    console.log(
+      `${nodes} node(s), ${label}: median of ${RUNS}: ${row}; child processes per check: ${calls}`,
+    );
   }
-  const calls = readFileSync(tools.log, "utf8").trim().split("\n").length / RUNS;
-  const row = Object.entries(phases)
-    .map(([k, v]) => `${k} ${median(v).toFixed(1)} ms`)
-    .join(", ");
-  console.log(`${nodes} node(s): median of ${RUNS}: ${row}; child processes per check: ${calls}`);
 }
 
 const bare = [] as number[];
