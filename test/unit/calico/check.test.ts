@@ -69,13 +69,18 @@ describe("calico_pool_check decision", () => {
         "IPPool default-pool moves into VXLAN: add tunnel_pool_cidr (calico_encap_tunnel_pool_cidr in the role)",
       );
     });
+    /** The check, with Kubespray 2.18's variables, of the cluster after a migration to VXLAN on this Calico. */
+    const checkBack = (calicoVersion: string) =>
+      checkPools(
+        inventory(PINNED_218),
+        live218({
+          calicoVersion,
+          pools: [pool({ ipipMode: "Never", vxlanMode: "Always", blockSize: 24 })],
+          configMapBackend: "vxlan",
+        }),
+      );
     it("out of VXLAN before Calico v3.31, neither the hint nor the message speaks of a tunnel pool", () => {
-      const vxlan = live218({
-        calicoVersion: "v3.30.1",
-        pools: [pool({ ipipMode: "Never", vxlanMode: "Always", blockSize: 24 })],
-        configMapBackend: "vxlan",
-      });
-      const back = checkPools(inventory(PINNED_218), vxlan);
+      const back = checkBack("v3.30.1");
       expect(back.migration).to.deep.include({
         possible: true,
         tunnel_pool_cidr_applies: false,
@@ -85,12 +90,7 @@ describe("calico_pool_check decision", () => {
       expect(back.msg + back.migration.reason).to.not.include("tunnel_pool_cidr");
     });
     it("out of VXLAN on Calico v3.31, the hint and the message name ipip_tunnel_pool_cidr, not tunnel_pool_cidr", () => {
-      const vxlan = live218({
-        calicoVersion: "v3.31.0",
-        pools: [pool({ ipipMode: "Never", vxlanMode: "Always", blockSize: 24 })],
-        configMapBackend: "vxlan",
-      });
-      const back = checkPools(inventory(PINNED_218), vxlan);
+      const back = checkBack("v3.31.0");
       expect(back.migration).to.deep.include({
         possible: true,
         tunnel_pool_cidr_applies: false,
