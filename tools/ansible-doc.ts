@@ -97,7 +97,8 @@ export function documentation(moduleName: string, schema: JsonSchemaObject): Doc
     description: asList(block.description ?? schema.description),
   };
   if (block.version_added !== undefined) doc.version_added = block.version_added;
-  doc.author = asList(block.author ?? "calico-encap developers");
+  // validate-modules wants a GitHub handle or (!UNKNOWN): the project has no handle of its own.
+  doc.author = asList(block.author ?? "calico-encap developers (!UNKNOWN)");
   doc.options = optionsDoc(schema, schema);
   for (const [key, value] of Object.entries(block)) {
     if (!HANDLED_DOC_KEYS.has(key) && !(key in doc)) doc[key] = value;

@@ -60,23 +60,50 @@ function yamlBlock(value: unknown): string {
   return doc.toString({ lineWidth: 100, minContentWidth: 40, blockQuote: "literal" });
 }
 
+/** The keys of an option's documentation that AnsibleModule's argument_spec has too, with the same meaning. */
+const SPEC_KEYS = ["type", "required", "default", "choices", "elements", "aliases", "no_log"];
+
+/**
+ * AnsibleModule's argument_spec from the module's DOCUMENTATION options: the same facts, so that module mode refuses
+ * a bad option in Ansible's own words before the backend runs, and validate-modules finds the spec and the
+ * documentation equal. An undocumented type is Ansible's raw.
+ */
+export function argumentSpec(
+  options: Record<string, Record<string, unknown>>,
+): Record<string, unknown> {
+  const spec: Record<string, unknown> = {};
+  for (const [name, option] of Object.entries(options)) {
+    const entry: Record<string, unknown> = { type: "raw" };
+    for (const key of SPEC_KEYS) if (option[key] !== undefined) entry[key] = option[key];
+    const sub = option.suboptions as Record<string, Record<string, unknown>> | undefined;
+    if (sub !== undefined) entry.options = argumentSpec(sub);
+    spec[name] = entry;
+  }
+  return spec;
+}
+
 /**
  * The module file: its documentation for ansible-doc, and, for `calico_encap_mode: module` (the action plugin not
- * used), a wrapper that runs the calico-encap backend installed on the target (CALICO_ENCAP_BACKEND, else
- * calico-encap on PATH) with the task's args file (WANT_JSON).
+ * used), an AnsibleModule that checks the options against the documented spec and runs the calico-encap backend
+ * installed on the target (CALICO_ENCAP_BACKEND, else calico-encap on PATH; a .js or .mjs file, such as this
+ * collection's backend/calico-encap.mjs copied there, runs with the target's node) on the task's arguments as
+ * Ansible gave them (the `_ansible_*` keys included), and returns its result.
  */
 export function moduleFile(mod: ModuleSchemas): string {
   const doc = documentation(mod.name, mod.options) as Record<string, unknown>;
   const fqcnDoc = { ...doc, module: mod.name };
+  const spec = argumentSpec(doc.options as Record<string, Record<string, unknown>>);
   return [
     "#!/usr/bin/python",
     "# -*- coding: utf-8 -*-",
     "# Copyright: calico-encap contributors",
     "# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)",
     `# Generated from schemas/${mod.name}.options.json and ${mod.name}.result.json by tools/collection.ts.`,
-    "# WANT_JSON",
     "",
-    "from __future__ import annotations",
+    // ansible-test 2.16's future-import-boilerplate and metaclass-boilerplate want these two lines in a module.
+    "from __future__ import absolute_import, division, print_function",
+    "",
+    "__metaclass__ = type",
     "",
     `DOCUMENTATION = r"""\n${yamlBlock(fqcnDoc)}"""`,
     "",
@@ -86,30 +113,78 @@ export function moduleFile(mod: ModuleSchemas): string {
     "",
     "import json",
     "import os",
-    "import shutil",
-    "import sys",
+    "",
+    "from ansible.module_utils import basic",
+    "from ansible.module_utils.basic import AnsibleModule",
+    "",
+    `ARGUMENT_SPEC = json.loads(r"""\n${JSON.stringify(spec, null, 4)}\n""")`,
+    "",
+    "",
+    "def backend_command(module):",
+    '    """argv that starts the calico-encap backend on this host, or None."""',
+    '    backend = os.environ.get("CALICO_ENCAP_BACKEND") or module.get_bin_path("calico-encap")',
+    "    if not backend or not os.path.isfile(backend):",
+    "        return None",
+    '    if backend.endswith((".js", ".mjs")):',
+    '        node = module.get_bin_path("node")',
+    "        return [node, backend] if node else None",
+    "    return [backend] if os.access(backend, os.X_OK) else None",
     "",
     "",
     "def main():",
-    `    """Runs the calico-encap backend on this host: the action plugin normally runs ${mod.name} on the controller."""`,
-    '    backend = os.environ.get("CALICO_ENCAP_BACKEND") or shutil.which("calico-encap")',
-    "    if not backend or not os.access(backend, os.X_OK):",
-    "        print(json.dumps({",
-    '            "failed": True,',
-    '            "changed": False,',
-    `            "msg": "${mod.name} in module mode needs the calico-encap backend on this host and found none"`,
-    '            " (CALICO_ENCAP_BACKEND=%s, calico-encap not on PATH): install Node.js >= 20.10 and calico-encap here, or' +
-      " run the task through the action plugin (the default), which runs the backend bundled in this collection" +
-      ' on the controller." % os.environ.get("CALICO_ENCAP_BACKEND", "unset"),',
-    "        }))",
-    "        sys.exit(1)",
-    `    os.execv(backend, [backend, "module", "${mod.name}", sys.argv[1]])`,
+    `    """Runs ${mod.name} in the calico-encap backend on this host (the action plugin runs it on the controller)."""`,
+    "    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)",
+    "    command = backend_command(module)",
+    "    if command is None:",
+    "        module.fail_json(",
+    `            msg="${mod.name} in module mode needs the calico-encap backend on this host and found none"`,
+    '            " (CALICO_ENCAP_BACKEND=%s, calico-encap not on PATH, or a .js file and no node): install Node.js"',
+    `            " >= 20.10 here and point CALICO_ENCAP_BACKEND at calico-encap (this collection's"`,
+    '            " backend/calico-encap.mjs will do), or run the task through the action plugin (the default),"',
+    '            " which runs the bundled backend on the controller." % os.environ.get("CALICO_ENCAP_BACKEND", "unset")',
+    "        )",
+    "    # The arguments as Ansible sent them, _ansible_* keys included: the backend reads them as a WANT_JSON file.",
+    '    args_file = os.path.join(module.tmpdir, "calico-encap-args.json")',
+    '    with open(args_file, "w", encoding="utf-8") as f:',
+    "        json.dump(basic._load_params(), f)  # pylint: disable=protected-access",
+    `    rc, out, err = module.run_command(command + ["module", "${mod.name}", args_file])`,
+    "    try:",
+    "        result = json.loads(out)",
+    "    except ValueError:",
+    "        result = None",
+    "    if not isinstance(result, dict):",
+    "        module.fail_json(",
+    '            msg="the calico-encap backend (%s) exited with code %d without a JSON result; its stderr: %s"',
+    '            % (" ".join(command), rc, err.strip() or "(empty)")',
+    "        )",
+    '    result.pop("invocation", None)',
+    '    if result.get("failed"):',
+    '        result.pop("failed")',
+    '        module.fail_json(msg=result.pop("msg", "failed"), **result)',
+    "    module.exit_json(**result)",
     "",
     "",
     'if __name__ == "__main__":',
     "    main()",
     "",
   ].join("\n");
+}
+
+/** ansible-core releases whose ansible-test sanity the collection passes: those of REQUIRES_ANSIBLE. */
+export const SANITY_CORES = ["2.16", "2.17", "2.18", "2.19"];
+
+/**
+ * tests/sanity/ignore-<core>.txt: the one finding sanity makes that the collection keeps, with its reason (Ansible
+ * allows a comment after an entry only). validate-modules wants a GPLv3 header on every module; this collection is
+ * Apache-2.0 (galaxy.yml), as the project is.
+ */
+export function sanityIgnores(modules: readonly string[]): string {
+  return modules
+    .map(
+      (m) =>
+        `plugins/modules/${m}.py validate-modules:missing-gplv3-license # the collection is Apache-2.0 (galaxy.yml), not GPLv3\n`,
+    )
+    .join("");
 }
 
 /** meta/execution-environment.yml and the bindep file it names: AWX and Automation Platform images get Node.js. */

@@ -18,11 +18,13 @@ import {
   FQCN_PREFIX,
   NAME,
   NAMESPACE,
+  SANITY_CORES,
   actionPlugin,
   executionEnvironment,
   galaxyYml,
   moduleFile,
   runtimeYml,
+  sanityIgnores,
 } from "./collection-content.js";
 import { loadModuleSchemas } from "./module-schemas.js";
 import { repoRoot } from "./paths.js";
@@ -80,8 +82,16 @@ async function bundle(root: string): Promise<string> {
   const text = out.outputFiles[0]?.text ?? "";
   if (!text.includes(BUILD_ID)) throw new Error(`the bundle lost the build marker ${BUILD_ID}`);
   const id = `calico-encap-build:${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
-  // esbuild keeps cli.js's #! line.
-  await write(root, BACKEND_PATH, text.split(BUILD_ID).join(id));
+  // Without cli.js's #! line, which esbuild keeps: the bundle runs as `node calico-encap.mjs` (the bridge, module
+  // mode's wrapper), and ansible-test's shebang test allows no node interpreter line in a collection.
+  await write(
+    root,
+    BACKEND_PATH,
+    text
+      .replace(/^#![^\n]*\n/, "")
+      .split(BUILD_ID)
+      .join(id),
+  );
   const inputs = Object.keys(out.metafile.inputs).map((p) => relative(repoRoot, join(repoRoot, p)));
   await write(root, "backend/THIRD-PARTY-LICENSES.txt", await licences(inputs));
   return id;
@@ -109,10 +119,13 @@ async function main(argv: readonly string[]): Promise<number> {
     throw new Error(`calico_encap_bridge.py lost the build marker ${BUILD_ID}`);
   await write(root, "plugins/plugin_utils/calico_encap_bridge.py", bridge.split(BUILD_ID).join(id));
   await write(root, "plugins/plugin_utils/__init__.py", "");
-  for (const mod of await loadModuleSchemas(repoRoot)) {
+  const modules = await loadModuleSchemas(repoRoot);
+  for (const mod of modules) {
     await write(root, `plugins/action/${mod.name}.py`, actionPlugin(mod.name));
     await write(root, `plugins/modules/${mod.name}.py`, moduleFile(mod));
   }
+  for (const core of SANITY_CORES)
+    await write(root, `tests/sanity/ignore-${core}.txt`, sanityIgnores(modules.map((m) => m.name)));
   await cp(join(repoRoot, "ansible", "roles"), join(root, "roles"), { recursive: true });
   for (const playbook of ["preflight", "migrate"]) {
     const text = await readFile(join(repoRoot, "ansible", "playbooks", `${playbook}.yml`), "utf8");

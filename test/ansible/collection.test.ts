@@ -6,42 +6,22 @@
 
 import { expect } from "chai";
 import { execa } from "execa";
-import { copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { REPO, VENV_BIN } from "../support/ansible.js";
+import { VENV_BIN } from "../support/ansible.js";
 import { live218, PINNED_218 } from "../support/builders.js";
 import { calicoctlScript, kubectlScript } from "../support/calico-json.js";
+import { installCollection, TARBALL, type InstalledCollection } from "../support/collection.js";
 import { fakeTools } from "../support/fake-commands.js";
-import { FQCN_PREFIX, NAME, NAMESPACE } from "../../tools/collection-content.js";
+import { FQCN_PREFIX } from "../../tools/collection-content.js";
 
 const KUBECONFIG = "/etc/kubernetes/admin.conf";
-const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string })
-  .version;
-const TARBALL = join(REPO, "dist", "collection", `${NAMESPACE}-${NAME}-${VERSION}.tar.gz`);
-
-/** PATH without anything of the checkout: the Ansible under test, then the system's (node among them). */
-function userPath(): string {
-  const system = (process.env.PATH ?? "").split(":").filter((p) => p && !p.startsWith(REPO));
-  return [VENV_BIN, ...system].join(":");
-}
 
 describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function () {
   this.timeout(120000);
-  const dir = mkdtempSync(join(tmpdir(), "calico-encap-collection-"));
-  const collections = join(dir, "collections");
-  const installed = join(collections, "ansible_collections", NAMESPACE, NAME);
-  const env: Record<string, string> = {
-    PATH: userPath(),
-    HOME: process.env.HOME ?? dir,
-    ANSIBLE_CONFIG: join(dir, "ansible.cfg"),
-    ANSIBLE_NOCOLOR: "1",
-    ANSIBLE_LOCALHOST_WARNING: "0",
-    ANSIBLE_INVENTORY_UNPARSED_WARNING: "0",
-  };
-  const run = (cmd: string, args: string[]) =>
-    execa(join(VENV_BIN, cmd), args, { reject: false, cwd: dir, env, extendEnv: false, all: true });
+  let c: InstalledCollection;
+  const run = (cmd: string, args: string[]) => c.run(cmd, args);
   const live = live218();
   const tools = fakeTools(calicoctlScript(live), kubectlScript(live, KUBECONFIG));
   const args = {
@@ -52,16 +32,11 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
   };
 
   before(async () => {
+    c = await installCollection(VENV_BIN);
     writeFileSync(
-      join(dir, "ansible.cfg"),
-      `[defaults]\ncollections_path = ${collections}\nhost_key_checking = False\ninterpreter_python = auto_silent\n`,
-    );
-    writeFileSync(
-      join(dir, "hosts.ini"),
+      join(c.dir, "hosts.ini"),
       `[kube_control_plane]\nlocalhost ansible_connection=local ansible_python_interpreter=${join(VENV_BIN, "python")}\n`,
     );
-    const r = await run("ansible-galaxy", ["collection", "install", "-p", collections, TARBALL]);
-    expect(r.exitCode, r.all).to.equal(0);
   });
 
   it("holds no node_modules, tests or TypeScript, and is under 1 MB", async () => {
@@ -87,12 +62,12 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
       const r = await run("ansible-doc", [`${FQCN_PREFIX}.${module}`]);
       expect(r.exitCode, r.all).to.equal(0);
       expect(r.all).to.include(`${FQCN_PREFIX}.${module}`);
-      expect(r.all).to.include(join(installed, "plugins", "modules", `${module}.py`));
+      expect(r.all).to.include(join(c.installed, "plugins", "modules", `${module}.py`));
     }
   });
 
   it("runs calico_pool_check by FQCN with the bundled backend and the controller's node", async () => {
-    const play = join(dir, "check.yml");
+    const play = join(c.dir, "check.yml");
     writeFileSync(
       play,
       stringify([
@@ -109,6 +84,43 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
     const r = await run("ansible-playbook", ["-i", "hosts.ini", play]);
     expect(r.exitCode, r.all).to.equal(0);
     expect(r.all).to.include("The inventory matches the live Calico configuration.");
+  });
+
+  it("runs calico_pool_check in module mode with the collection's backend file and the target's node", async () => {
+    const play = join(c.dir, "module-mode.yml");
+    const task = (name: string, moduleArgs: Record<string, unknown>) => ({
+      name,
+      [`${FQCN_PREFIX}.calico_pool_check`]: moduleArgs,
+      vars: { calico_encap_mode: "module" },
+      environment: { CALICO_ENCAP_BACKEND: join(c.installed, "backend", "calico-encap.mjs") },
+      register: "r",
+      ignore_errors: true,
+    });
+    writeFileSync(
+      play,
+      stringify([
+        {
+          hosts: "kube_control_plane",
+          gather_facts: false,
+          tasks: [
+            task("Matching inventory", args),
+            { "ansible.builtin.assert": { that: ["r is succeeded", "r.msg is search('matches the live')"] } },
+            task("Mismatched inventory", { ...args, ipip_mode: "Never" }),
+            { "ansible.builtin.assert": { that: ["r is failed", "r.msg is search('spec.ipipMode')"] } },
+            task("Unknown option", { ...args, ipip_mod: "Never" }),
+            { "ansible.builtin.assert": { that: ["r is failed"] } },
+            { "ansible.builtin.debug": { var: "r.msg" } },
+          ],
+        },
+      ]),
+    );
+    const calls = readFileSync(tools.log, "utf8");
+    const r = await run("ansible-playbook", ["-i", "hosts.ini", play]);
+    expect(r.exitCode, r.all).to.equal(0);
+    // The unknown option is refused in Ansible's words (AnsibleModule's argument_spec), before the backend runs.
+    expect(r.all).to.match(/Unsupported parameters for \(.*calico_pool_check\) module: ipip_mod/);
+    const ran = readFileSync(tools.log, "utf8").slice(calls.length);
+    expect(ran.split("\n").filter((l) => l.includes("get ippool")), ran).to.have.length(2);
   });
 
   it("runs the preflight playbook by FQCN (ansible-playbook calico_encap.kubespray.preflight), which stops a mismatched inventory", async () => {
@@ -137,8 +149,8 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
   });
 
   it("refuses a backend of another build, saying so, before the module runs", async () => {
-    const bundle = join(installed, "backend", "calico-encap.mjs");
-    const saved = join(dir, "calico-encap.mjs.saved");
+    const bundle = join(c.installed, "backend", "calico-encap.mjs");
+    const saved = join(c.dir, "calico-encap.mjs.saved");
     copyFileSync(bundle, saved);
     try {
       const text = readFileSync(bundle, "utf8");

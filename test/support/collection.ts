@@ -1,0 +1,94 @@
+// The collection as a user installs it: `make collection`'s tarball (dist/collection/) installed with a given
+// Ansible's ansible-galaxy into a folder of its own, and that Ansible run with nothing of this checkout on any path:
+// an ansible.cfg of the test's own (collections_path only: no library, action_plugins or roles_path), PATH without
+// the checkout (its .venv, node_modules), no CALICO_ENCAP_BACKEND.
+
+import { execa } from "execa";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { NAME, NAMESPACE } from "../../tools/collection-content.js";
+import { REPO } from "./ansible.js";
+import { parseRecap, type PlaybookRun } from "./playbook.js";
+
+const VERSION = (
+  JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }
+).version;
+export const TARBALL = join(REPO, "dist", "collection", `${NAMESPACE}-${NAME}-${VERSION}.tar.gz`);
+
+export interface InstalledCollection {
+  /** The folder of the install: ansible.cfg, collections/, anything a test writes. */
+  dir: string;
+  /** The collection's own folder, ansible_collections/NAMESPACE/NAME. */
+  installed: string;
+  /** The environment every command runs with (and only it). */
+  env: Record<string, string>;
+  /** Runs bin/CMD of the Ansible under test in `dir`. */
+  run(cmd: string, args: string[]): Promise<{ exitCode: number; all: string }>;
+  /** ansible-playbook -i INVENTORY [-e VARS] [ARGS] PLAYBOOK, PLAYBOOK an FQCN or a file. */
+  playbook(
+    playbook: string,
+    inventory: string,
+    vars?: Record<string, unknown>,
+    args?: string[],
+  ): Promise<PlaybookRun>;
+}
+
+/** PATH without anything of the checkout: the Ansible under test, then the system's (node among them). */
+function userPath(bin: string): string {
+  const system = (process.env.PATH ?? "").split(":").filter((p) => p && !p.startsWith(REPO));
+  return [bin, ...system].join(":");
+}
+
+/** Installs TARBALL with BIN's ansible-galaxy into a new folder; throws with its output when that fails. */
+export async function installCollection(bin: string): Promise<InstalledCollection> {
+  const dir = mkdtempSync(join(tmpdir(), "calico-encap-collection-"));
+  const collections = join(dir, "collections");
+  const env: Record<string, string> = {
+    PATH: userPath(bin),
+    HOME: process.env.HOME ?? dir,
+    ANSIBLE_CONFIG: join(dir, "ansible.cfg"),
+    ANSIBLE_NOCOLOR: "1",
+    ANSIBLE_LOCALHOST_WARNING: "0",
+    ANSIBLE_INVENTORY_UNPARSED_WARNING: "0",
+  };
+  writeFileSync(
+    env.ANSIBLE_CONFIG as string,
+    `[defaults]\ncollections_path = ${collections}\nhost_key_checking = False\ninterpreter_python = auto_silent\n`,
+  );
+  const run = async (cmd: string, args: string[]) => {
+    const r = await execa(join(bin, cmd), args, {
+      reject: false,
+      cwd: dir,
+      env,
+      extendEnv: false,
+      all: true,
+    });
+    return { exitCode: r.exitCode ?? -1, all: r.all ?? "" };
+  };
+  const install = await run("ansible-galaxy", [
+    "collection",
+    "install",
+    "-p",
+    collections,
+    TARBALL,
+  ]);
+  if (install.exitCode !== 0)
+    throw new Error(`ansible-galaxy collection install ${TARBALL} failed:\n${install.all}`);
+  return {
+    dir,
+    installed: join(collections, "ansible_collections", NAMESPACE, NAME),
+    env,
+    run,
+    async playbook(playbook, inventory, vars = {}, args = []) {
+      const r = await run("ansible-playbook", [
+        "-i",
+        inventory,
+        ...(Object.keys(vars).length ? ["-e", JSON.stringify(vars)] : []),
+        ...args,
+        playbook,
+      ]);
+      return { exitCode: r.exitCode, output: r.all, recap: parseRecap(r.all) };
+    },
+  };
+}
