@@ -14,13 +14,14 @@ MOCHA := mocha --require $(CURDIR)/dist/test/support/chai-config.js --reporter $
 
 -include test/lab/lab.mk
 
-.PHONY: help setup build collection generate check-generated lint test-unit test-ansible test-ansible-versions venvs test-integration test-cluster-routes test-lab-queue test-lab-slot test-molecule test test-full test-tier test-times bench fixtures demo clean
+.PHONY: help setup build collection generate check-generated lint test-unit test-ansible test-ansible-versions venvs test-collection test-integration test-cluster-routes test-lab-queue test-lab-slot test-molecule test test-full test-tier test-times bench fixtures demo clean
 
 help:
 	@echo "make setup            npm ci, build, Python virtualenv (.venv) with ansible-core, molecule, ansible-lint, the collection"
 	@echo "make collection       the Ansible collection calico_encap.kubespray with the backend bundled (dist/collection/)"
+	@echo "make test-collection  ansible-test sanity (ansible-core 2.16 and 2.19; all four in the full tier) and ansible-lint on the collection"
 	@echo "make test-unit        unit tests (no cluster)"
-	@echo "make test-ansible-versions  test/ansible and the preflight on the lab with Kubespray's Ansible 9, 10, 11"
+	@echo "make test-ansible-versions  test/ansible and the installed collection on the lab with Kubespray's Ansible 9, 10, 11"
 	@echo "make test             lint, unit, real Ansible, Molecule, the lab: one transition per class (under 60 min cold)"
 	@echo "make test-full        the same with every tour pair, interrupt chain and Kubespray Ansible version"
 	@echo "make test-times       the last run's stages and test files with their durations"
@@ -128,6 +129,23 @@ test-ansible-versions: setup lab-build
 	done; \
 	if [ -n "$$failed" ]; then echo "test-ansible-versions: failed:$$failed"; exit 1; fi
 
+# The collection as built: ansible-test sanity (test/collection/sanity.sh) with each ansible-core that
+# meta/runtime.yml allows (SANITY_CORES in tools/collection-content.ts: 2.16 in ansible 9.13.0's venv, 2.17 in
+# 10.7.0's, 2.18 in 11.13.0's, 2.19 in the tooling .venv), then ansible-lint's production profile on it as installed
+# (test/collection/lint.sh). The quick tier: 2.16 and 2.19, the ends of the range.
+ifeq ($(TEST_TIER),full)
+SANITY_VENVS := 9.13.0 10.7.0 11.13.0
+else
+SANITY_VENVS := 9.13.0
+endif
+TARBALL = $(firstword $(wildcard dist/collection/calico_encap-kubespray-*.tar.gz))
+test-collection: setup
+	venvs=""; for v in $(SANITY_VENVS); do venvs="$$venvs $$(bash test/ansible-versions/venv.sh $$v)" || exit 1; done; \
+	failed=""; \
+	bash test/collection/sanity.sh $(TARBALL) $$venvs $(VENV) || failed="$$failed sanity"; \
+	bash test/collection/lint.sh $(TARBALL) || failed="$$failed ansible-lint"; \
+	if [ -n "$$failed" ]; then echo "test-collection: failed:$$failed"; exit 1; fi
+
 # The integration tests start the lab with the seed profile each needs, and stop it. make test and test-full put
 # every lab test file in one queue (LAB_QUEUE, longest first, as last measured) that both lab slots take from: slot
 # A from the start, slot B after Molecule and the Kubespray Ansible versions (test/lab-queue.sh). Each file is a
@@ -204,16 +222,19 @@ test-full:
 BUILT := -o setup -o build -o collection -o lab-build -o $(STAMPS)/npm -o $(STAMPS)/venv -o $(STAMPS)/debian
 
 test-tier:
-	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) .cache/slot-b.failed .cache/lab-build.failed
+	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) .cache/slot-b.failed .cache/lab-build.failed .cache/collection.failed
 	failed=""; \
 	$(STAGE) setup $(MAKE) setup || failed="$$failed setup"; \
 	( $(STAGE) lab-build $(MAKE) lab-build || echo " lab-build" >.cache/lab-build.failed ) 2>&1 | sed -u 's/^/[lab-build] /' & build=$$!; \
-	( $(STAGE) venvs $(MAKE) $(BUILT) venvs || true ) 2>&1 | sed -u 's/^/[venvs] /' & venvs=$$!; \
+	( $(STAGE) venvs $(MAKE) $(BUILT) venvs || true; \
+	  $(STAGE) test-collection $(MAKE) $(BUILT) test-collection || echo " test-collection" >.cache/collection.failed ) 2>&1 | \
+	  sed -u 's/^/[venvs] /' & venvs=$$!; \
 	for stage in lint test-unit test-ansible; do \
 	  $(STAGE) $$stage $(MAKE) $(BUILT) $$stage || failed="$$failed $$stage"; \
 	done; \
 	wait $$build; wait $$venvs; \
 	[ ! -f .cache/lab-build.failed ] || failed="$$failed lab-build"; \
+	[ ! -f .cache/collection.failed ] || failed="$$failed test-collection"; \
 	$(STAGE) test-lab-queue $(MAKE) $(BUILT) test-lab-queue || failed="$$failed test-lab-queue"; \
 	( export $(LAB_SLOT_B); for stage in test-molecule test-ansible-versions; do \
 	    $(STAGE) "slot b: $$stage" $(MAKE) $(BUILT) $$stage || echo " $$stage" >>.cache/slot-b.failed; \

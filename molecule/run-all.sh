@@ -13,11 +13,7 @@ for name in "${names[@]}"; do
 	start=$SECONDS
 	if molecule test -s "$name"; then outcome=passed; else outcome=failed failed+=("$name"); fi
 	summary+=("$(printf '%-20s %s in %d s' "$name" "$outcome" $((SECONDS - start)))")
-	if [ -n "${TEST_COUNTS:-}" ]; then
-		mkdir -p "$(dirname "$TEST_COUNTS")"
-		if [ "$outcome" = passed ]; then counts='{"passed":1,"failed":0,"skipped":0}'; else counts='{"passed":0,"failed":1,"skipped":0}'; fi
-		echo "$counts" >>"$TEST_COUNTS"
-	fi
+	bash test/count-line.sh "$outcome"
 done
 echo
 echo "Molecule scenarios:"

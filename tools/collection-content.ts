@@ -170,6 +170,12 @@ export function moduleFile(mod: ModuleSchemas): string {
   ].join("\n");
 }
 
+/** A task file's calls of MODULES (`  calico_pool_check:` as a task's action key) by their FQCN. */
+export function fqcnModules(tasks: string, modules: readonly string[]): string {
+  const names = modules.join("|");
+  return tasks.replace(new RegExp(`^([ \\t]*- |[ \\t]+)(${names}):`, "gm"), `$1${FQCN_PREFIX}.$2:`);
+}
+
 /** ansible-core releases whose ansible-test sanity the collection passes: those of REQUIRES_ANSIBLE. */
 export const SANITY_CORES = ["2.16", "2.17", "2.18", "2.19"];
 

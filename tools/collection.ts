@@ -21,6 +21,7 @@ import {
   SANITY_CORES,
   actionPlugin,
   executionEnvironment,
+  fqcnModules,
   galaxyYml,
   moduleFile,
   runtimeYml,
@@ -127,6 +128,19 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const core of SANITY_CORES)
     await write(root, `tests/sanity/ignore-${core}.txt`, sanityIgnores(modules.map((m) => m.name)));
   await cp(join(repoRoot, "ansible", "roles"), join(root, "roles"), { recursive: true });
+  // In a collection the role calls its modules by FQCN (ansible-lint's production profile wants it so).
+  for (const tasks of ["preflight", "migrate"]) {
+    const path = join("roles", "calico_encap", "tasks", `${tasks}.yml`);
+    const text = await readFile(join(root, path), "utf8");
+    await write(
+      root,
+      path,
+      fqcnModules(
+        text,
+        modules.map((m) => m.name),
+      ),
+    );
+  }
   for (const playbook of ["preflight", "migrate"]) {
     const text = await readFile(join(repoRoot, "ansible", "playbooks", `${playbook}.yml`), "utf8");
     // In a collection the role is named by its FQCN.

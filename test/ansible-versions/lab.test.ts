@@ -1,16 +1,20 @@
-// The preflight on the lab over SSH with each Kubespray Ansible, on one lab: ansible/playbooks/preflight.yml
-// (the role, its argument_specs, the action plugin) blocks Kubespray 2.19's defaults on a cluster Kubespray 2.18
-// installed, through the bridge in one round trip to node-1 and in module mode on node-1, and passes the pinned
-// inventory. CALICO_ENCAP_ANSIBLE_VENVS lists the venvs (make test-ansible-versions builds them with venv.sh);
-// without it, the project's .venv.
+// The collection on the lab over SSH with each Kubespray Ansible, on one lab, as a user installs it: the tarball of
+// `make collection` installed with that Ansible's ansible-galaxy, nothing of this checkout on any path
+// (test/support/collection.ts). Its preflight, by FQCN (ansible-playbook calico_encap.kubespray.preflight), blocks
+// Kubespray 2.19's defaults on a cluster Kubespray 2.18 installed, through the bridge in one round trip to node-1 and
+// in module mode on node-1 (the collection's backend file run by node-1's node), and passes the pinned inventory.
+// With the newest Ansible (Kubespray v2.31's ansible 11.13.0), the migration by FQCN then moves the cluster to those
+// defaults, a second run changes nothing, and the preflight passes them. CALICO_ENCAP_ANSIBLE_VENVS lists the venvs
+// (make test-ansible-versions builds them with venv.sh); without it, the project's .venv.
 
 import { expect } from "chai";
 import { readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { REPO, VENV_BIN } from "../support/ansible.js";
+import { VENV_BIN } from "../support/ansible.js";
+import { installCollection, type InstalledCollection } from "../support/collection.js";
 import type { Lab } from "../support/lab.js";
 import { labDown, labUp, nodesStatus, waitUntil } from "../support/lab.js";
-import { runPlaybook } from "../support/playbook.js";
+import { FQCN_PREFIX } from "../../tools/collection-content.js";
 
 const VENVS = (process.env.CALICO_ENCAP_ANSIBLE_VENVS ?? dirname(VENV_BIN))
   .split(/\s+/)
@@ -23,10 +27,9 @@ const PINNED_218 = {
   calico_network_backend: "bird",
   calico_pool_blocksize: 24,
 };
-const MODULE_MODE = {
-  calico_encap_mode: "module",
-  calico_encap_environment: { CALICO_ENCAP_BACKEND: join(REPO, "dist", "src", "cli.js") },
-};
+const PREFLIGHT = `${FQCN_PREFIX}.preflight`;
+/** The venv that also migrates: Kubespray v2.31's ansible 11.13.0 when listed, else the last. */
+const MIGRATING = VENVS.find((v) => basename(v) === "11.13.0") ?? VENVS[VENVS.length - 1];
 const BLOCKED = "spec.ipipMode: cluster has Always, inventory (calico_ipip_mode) says Never";
 
 /** The ansible-core version installed in a venv, from its dist-info folder. */
@@ -50,19 +53,23 @@ describe("the preflight over SSH with each Kubespray Ansible, on one lab", funct
   });
   after(labDown);
 
-  for (const venv of VENVS) {
+  // The migrating venv last: the others' preflights need the cluster as Kubespray 2.18 left it.
+  for (const venv of [...VENVS.filter((v) => v !== MIGRATING), MIGRATING]) {
+    if (venv === undefined) continue;
     const bin = join(venv, "bin");
     const name = `${basename(venv)} (ansible-core ${coreVersion(venv)})`;
-    describe(`ansible ${name}`, () => {
+    describe(`ansible ${name}, ${FQCN_PREFIX} installed from its tarball`, () => {
+      let c: InstalledCollection;
+      before(async () => {
+        c = await installCollection(bin);
+      });
+
       it("blocks Kubespray 2.19's defaults through the bridge, its reads in one command on node-1", async () => {
-        const r = await runPlaybook("preflight", inventory, {
-          extraVars: KUBESPRAY_219,
-          args: ["-vvv"],
-          bin,
-        });
+        const r = await c.playbook(PREFLIGHT, inventory, KUBESPRAY_219, ["-vvv"]);
         expect(r.exitCode, r.output).to.equal(2);
         expect(r.output).to.include(BLOCKED);
         expect(r.output).to.match(/ansible-playbook \[core 2\.\d+\.\d+\]/);
+        expect(r.output).to.include(c.installed);
         const execs = r.output
           .split("\n")
           .filter((l) => l.includes("SSH: EXEC ssh") && l.includes(" get "));
@@ -72,17 +79,21 @@ describe("the preflight over SSH with each Kubespray Ansible, on one lab", funct
       });
 
       it("passes the inventory pinned to the cluster", async () => {
-        const r = await runPlaybook("preflight", inventory, { extraVars: PINNED_218, bin });
+        const r = await c.playbook(PREFLIGHT, inventory, PINNED_218);
         expect(r.exitCode, r.output).to.equal(0);
         expect(r.recap["node-1"]).to.include({ failed: 0, unreachable: 0 });
       });
 
-      it("blocks the same in module mode, the module running on node-1", async () => {
-        const r = await runPlaybook("preflight", inventory, {
-          extraVars: { ...KUBESPRAY_219, ...MODULE_MODE },
-          args: ["-vvv"],
-          bin,
-        });
+      it("blocks the same in module mode, the collection's backend file run on node-1", async () => {
+        const moduleMode = {
+          calico_encap_mode: "module",
+          calico_encap_environment: {
+            CALICO_ENCAP_BACKEND: join(c.installed, "backend", "calico-encap.mjs"),
+          },
+        };
+        const r = await c.playbook(PREFLIGHT, inventory, { ...KUBESPRAY_219, ...moduleMode }, [
+          "-vvv",
+        ]);
         expect(r.exitCode, r.output).to.equal(2);
         expect(r.output).to.include(BLOCKED);
         // The module ran on node-1: the controller sent none of its reads.
@@ -90,6 +101,27 @@ describe("the preflight over SSH with each Kubespray Ansible, on one lab", funct
           .split("\n")
           .filter((l) => l.includes("SSH: EXEC ssh") && l.includes(" get "));
         expect(reads, r.output).to.deep.equal([]);
+      });
+
+      if (venv !== MIGRATING) return;
+      it("migrates the cluster to Kubespray 2.19's defaults by FQCN; a second run changes nothing; the preflight then passes them", async () => {
+        const migrate = `${FQCN_PREFIX}.migrate`;
+        const vars = {
+          ...KUBESPRAY_219,
+          calico_encap_wait_sleep: 1,
+          calico_encap_tunnel_pool_cidr: "172.30.0.0/24",
+        };
+        const r = await c.playbook(migrate, inventory, vars);
+        expect(r.exitCode, r.output).to.equal(0);
+        expect(r.recap["node-1"], r.output).to.include({ failed: 0 });
+        expect(r.recap["node-1"]?.changed, r.output).to.be.above(0);
+        const again = await c.playbook(migrate, inventory, vars);
+        expect(again.exitCode, again.output).to.equal(0);
+        expect(again.recap["node-1"], again.output).to.include({ changed: 0, failed: 0 });
+        const preflight = await c.playbook(PREFLIGHT, inventory, KUBESPRAY_219);
+        expect(preflight.exitCode, preflight.output).to.equal(0);
+        const pinned = await c.playbook(PREFLIGHT, inventory, PINNED_218);
+        expect(pinned.exitCode, "the old inventory is now the mismatch").to.equal(2);
       });
     });
   }

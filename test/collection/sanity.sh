@@ -11,6 +11,7 @@
 # the exact pip and packages ansible-test asks for from the package index, as the downloaded script would. What it
 # stands for: the download only; the pip, the requirements and the tests are ansible-test's own.
 set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
 tarball="${1:?usage: sanity.sh TARBALL VENV...}"
 shift
 [ "$#" -gt 0 ] || { echo "usage: sanity.sh TARBALL VENV..." >&2; exit 2; }
@@ -56,9 +57,11 @@ EOF
   if (cd "$root" && PATH="$venv/bin:$PATH" "$venv/bin/ansible-test" sanity --venv --requirements --python "$python" --color no) >"$work/log" 2>&1; then
     grep -E '^(Running sanity test|WARNING: Skipping)' "$work/log" | sed 's/^/   /' || true
     echo "sanity ansible-core $core: passed ($((SECONDS - start)) s)"
+    bash "$here/../count-line.sh" passed
   else
     grep -vE '^(Collecting|Downloading|Installing|Successfully|Using cached|Processing|Looking in|  |Attempting|    )' "$work/log" | sed 's/^/   /'
     echo "sanity ansible-core $core: failed ($((SECONDS - start)) s)"
+    bash "$here/../count-line.sh" failed
     failed="$failed $core"
   fi
   rm -rf "$work"
