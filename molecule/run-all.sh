@@ -9,6 +9,15 @@ cd "$(dirname "$0")/.."
 failed=() summary=() total_start=$SECONDS
 # Arguments: the scenarios to run (default: every one).
 if [ $# -gt 0 ]; then names=("$@"); else names=(); for file in molecule/*/molecule.yml; do names+=("$(basename "$(dirname "$file")")"); done; fi
+# The collection as a user installs it, with the ansible-galaxy of the PATH (the Ansible under test), for the
+# scenarios that run it (upgrade_blocked: CALICO_ENCAP_COLLECTIONS in its molecule.yml).
+tarball=$(ls dist/collection/calico_encap-kubespray-*.tar.gz 2>/dev/null | head -n 1)
+[ -n "$tarball" ] || { echo "run-all.sh: no collection tarball in dist/collection: run make collection" >&2; exit 1; }
+CALICO_ENCAP_COLLECTIONS=$(mktemp -d)
+export CALICO_ENCAP_COLLECTIONS
+trap 'rm -rf "$CALICO_ENCAP_COLLECTIONS"' EXIT
+ansible-galaxy collection install -p "$CALICO_ENCAP_COLLECTIONS" "$tarball" >/dev/null ||
+	{ echo "run-all.sh: ansible-galaxy collection install $tarball failed" >&2; exit 1; }
 for name in "${names[@]}"; do
 	start=$SECONDS
 	if molecule test -s "$name"; then outcome=passed; else outcome=failed failed+=("$name"); fi

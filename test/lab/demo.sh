@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # make demo: the 2022 upgrade caught before it breaks anything, then the migration that makes it safe, on the lab,
-# with the real playbooks (ansible/playbooks) run by ansible-playbook against the lab's inventory over SSH, as
-# against a Kubespray inventory:
+# with the collection's playbooks as a user runs them: make collection's tarball installed with ansible-galaxy into a
+# folder of its own, then `ansible-playbook calico_encap.kubespray.<playbook>` against the lab's inventory over SSH,
+# as against a Kubespray inventory, with an ansible.cfg that names only that folder and a PATH without this checkout:
 #   1. start the lab as Kubespray v2.18.2's own Calico role installs it (IPIP Always, backend bird), with the prober
-#   2. preflight.yml with Kubespray 2.19's defaults: blocked, field by field, with the remedy
-#   3. migrate.yml to Kubespray 2.19's encapsulation (VXLAN, backend vxlan) with its progress (-v), every node's VTEP
+#   2. the preflight with Kubespray 2.19's defaults: blocked, field by field, with the remedy
+#   3. the migration to Kubespray 2.19's encapsulation (VXLAN, backend vxlan) with its progress (-v), every node's VTEP
 #      first allocated from a Tunnel-only pool (calico_encap_tunnel_pool_cidr), while the prober measures packet
 #      loss between pods on different nodes and from each node to the other nodes' pods, held to a bound from the same
 #      run (test/lab/demo-bound.ts: every lost probe sent during the pool switch step, the longest gap below it)
-#   4. preflight.yml with Kubespray 2.19's defaults again: passes
+#   4. the preflight with Kubespray 2.19's defaults again: passes
 #   5. stop the lab
 # The lab is the default one (.lab, default ports) unless LAB_STATE and the other LAB_* variables say otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export PATH="$PWD/.venv/bin:$PATH" ANSIBLE_CONFIG="$PWD/ansible.cfg" ANSIBLE_NOCOLOR=1
 state=${LAB_STATE:-$PWD/.lab}
+venv_bin=$PWD/.venv/bin
 inventory=$state/inventory.ini
 prober() { node dist/test/lab/prober/control.js "$@" --state "$state"; }
 
@@ -23,15 +24,21 @@ die() {
 	printf '\ndemo: %s\n' "$*" >&2
 	exit 1
 }
-trap 'bash test/lab/lab.sh down >/dev/null 2>&1 || true' EXIT
+collections=$(mktemp -d)
+trap 'bash test/lab/lab.sh down >/dev/null 2>&1 || true; rm -rf "$collections"' EXIT
 
 # Kubespray 2.19 changed the encapsulation defaults (IPIP Never, VXLAN Always, backend vxlan); its pool block size
 # still fell back to kube_network_node_prefix (24). The role falls back to Kubespray's current defaults (26).
 kubespray_219=(-e calico_pool_blocksize=24)
-# Without the action plugins the modules run in module mode on node-1, which shares this machine's files.
-module_mode=()
-[ -f ansible/action_plugins/calico_pool_check.py ] ||
-	module_mode=(-e "{\"calico_encap_environment\": {\"CALICO_ENCAP_BACKEND\": \"$PWD/dist/src/cli.js\"}}")
+
+# The collection, installed as a user installs it (make demo's setup built the tarball).
+tarball=$(ls dist/collection/calico_encap-kubespray-*.tar.gz 2>/dev/null | head -n 1)
+[ -n "$tarball" ] || die "no collection tarball in dist/collection: run make collection"
+"$venv_bin/ansible-galaxy" collection install -p "$collections" "$tarball" >/dev/null ||
+	die "ansible-galaxy collection install $tarball failed"
+printf '[defaults]\ncollections_path = %s\nhost_key_checking = False\ninterpreter_python = auto_silent\n' \
+	"$collections" >"$collections/ansible.cfg"
+user_path=$(tr ':' '\n' <<<"$PATH" | grep -v "^$PWD" | paste -sd: -)
 
 # playbook NAME ARGS...: ansible-playbook's own output, with each result's JSON dump cut (the module's message is
 # printed above it as text) and the source excerpts of errors left out; the whole output is kept in
@@ -39,9 +46,10 @@ module_mode=()
 playbook() {
 	local name=$1
 	shift
-	printf '$ ansible-playbook -i %s ansible/playbooks/%s.yml %s\n' "${inventory/#$PWD\//}" "$name" "$*"
+	printf '$ ansible-playbook -i %s calico_encap.kubespray.%s %s\n' "${inventory/#$PWD\//}" "$name" "$*"
 	set +e
-	ansible-playbook -i "$inventory" "ansible/playbooks/$name.yml" "${module_mode[@]}" "$@" 2>&1 |
+	PATH="$venv_bin:$user_path" ANSIBLE_CONFIG="$collections/ansible.cfg" ANSIBLE_NOCOLOR=1 \
+		"$venv_bin/ansible-playbook" -i "$inventory" "calico_encap.kubespray.$name" "$@" 2>&1 |
 		tee "$state/playbook-$name.out" |
 		awk '
 			/^Origin: / { skip = 1; next }

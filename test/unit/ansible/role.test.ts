@@ -199,7 +199,7 @@ describe("the calico_encap role against the schemas", () => {
       (p) => readFileSync(join(repoRoot, p), "utf8"),
     );
     const commands = texts.flatMap((t) =>
-      t.split("\n").filter((l) => /ansible-playbook .*ansible\/playbooks\//.test(l)),
+      t.split("\n").filter((l) => /ansible-playbook .*(ansible\/playbooks\/|calico_encap\.kubespray\.)/.test(l)),
     );
     expect(commands.length).to.be.greaterThan(4);
     for (const c of commands) expect(c).to.include(" --become ");
