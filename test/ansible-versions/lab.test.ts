@@ -8,10 +8,17 @@
 // (make test-ansible-versions builds them with venv.sh); without it, the project's .venv.
 
 import { expect } from "chai";
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { VENV_BIN } from "../support/ansible.js";
-import { installCollection, type InstalledCollection } from "../support/collection.js";
+import {
+  buildKubesprayCollection,
+  installCollections,
+  TARBALL,
+  type InstalledCollection,
+} from "../support/collection.js";
+import { kubesprayTree } from "../support/kubespray.js";
 import type { Lab } from "../support/lab.js";
 import { labDown, labUp, nodesStatus, waitUntil } from "../support/lab.js";
 import { FQCN_PREFIX } from "../../tools/collection-content.js";
@@ -61,7 +68,18 @@ describe("the preflight over SSH with each Kubespray Ansible, on one lab", funct
     describe(`ansible ${name}, ${FQCN_PREFIX} installed from its tarball`, () => {
       let c: InstalledCollection;
       before(async () => {
-        c = await installCollection(bin);
+        // Beside ours in the migrating venv: Kubespray v2.31.0's own collection, built from its release tree.
+        const kubespray =
+          venv === MIGRATING
+            ? [
+                await buildKubesprayCollection(
+                  bin,
+                  kubesprayTree("v2.31.0"),
+                  mkdtempSync(join(tmpdir(), "kubespray-")),
+                ),
+              ]
+            : [];
+        c = await installCollections(bin, [TARBALL, ...kubespray]);
       });
 
       it("blocks Kubespray 2.19's defaults through the bridge, its reads in one command on node-1", async () => {
@@ -104,6 +122,42 @@ describe("the preflight over SSH with each Kubespray Ansible, on one lab", funct
       });
 
       if (venv !== MIGRATING) return;
+      it("stops Kubespray v2.31.0's own collection (import_playbook kubernetes_sigs.kubespray.cluster after our preflight) before its first play", async () => {
+        const play = join(c.dir, "cluster.yml");
+        writeFileSync(
+          play,
+          [
+            "---",
+            "- name: Check Calico's encapsulation against the live cluster before anything changes",
+            `  ansible.builtin.import_playbook: ${PREFLIGHT}`,
+            "- name: Install Kubernetes",
+            "  ansible.builtin.import_playbook: kubernetes_sigs.kubespray.cluster",
+            "",
+          ].join("\n"),
+        );
+        // Kubespray's plays are there, after the preflight: its first, boilerplate's, and its Calico role's check.
+        const tasks = await c.run("ansible-playbook", ["-i", inventory, "--list-tasks", play]);
+        expect(tasks.exitCode, tasks.all).to.equal(0);
+        const plays = [...tasks.all.matchAll(/^\s*play #\d+ \(([^)]*)\): (.*?)\s+TAGS/gm)].map(
+          (m) => m[2],
+        );
+        expect(plays[0], tasks.all).to.equal(
+          "Check Calico's encapsulation against the live cluster before anything changes",
+        );
+        expect(plays.slice(1), tasks.all).to.include.members([
+          "Check Ansible version",
+          "Install Kubernetes nodes",
+        ]);
+        expect(tasks.all).to.include("network_plugin/calico : Check");
+        // Run: the preflight fails on node-1, and no play of Kubespray's starts.
+        const r = await c.playbook(play, inventory, KUBESPRAY_219);
+        expect(r.exitCode, r.output).to.equal(2);
+        expect(r.output).to.include(BLOCKED);
+        const ran = [...r.output.matchAll(/^PLAY \[(.*)\] \*+$/gm)].map((m) => m[1]);
+        expect(ran, r.output).to.deep.equal([plays[0]]);
+        expect(r.recap["node-1"], r.output).to.include({ failed: 1 });
+      });
+
       it("migrates the cluster to Kubespray 2.19's defaults by FQCN; a second run changes nothing; the preflight then passes them", async () => {
         const migrate = `${FQCN_PREFIX}.migrate`;
         const vars = {

@@ -4,8 +4,8 @@
 // the checkout (its .venv, node_modules), no CALICO_ENCAP_BACKEND.
 
 import { execa } from "execa";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { NAME, NAMESPACE } from "../../tools/collection-content.js";
 import { REPO } from "./ansible.js";
@@ -40,8 +40,19 @@ function userPath(bin: string): string {
   return [bin, ...system].join(":");
 }
 
-/** Installs TARBALL with BIN's ansible-galaxy into a new folder; throws with its output when that fails. */
+/** Installs TARBALL, this collection, with BIN's ansible-galaxy into a new folder. */
 export async function installCollection(bin: string): Promise<InstalledCollection> {
+  return installCollections(bin, [TARBALL]);
+}
+
+/**
+ * Installs TARBALLS (ours, and others beside it) with BIN's ansible-galaxy into a new folder, without their
+ * dependencies (the ansible package ships those Kubespray names); throws with its output when that fails.
+ */
+export async function installCollections(
+  bin: string,
+  tarballs: readonly string[],
+): Promise<InstalledCollection> {
   const dir = mkdtempSync(join(tmpdir(), "calico-encap-collection-"));
   const collections = join(dir, "collections");
   const env: Record<string, string> = {
@@ -69,12 +80,15 @@ export async function installCollection(bin: string): Promise<InstalledCollectio
   const install = await run("ansible-galaxy", [
     "collection",
     "install",
+    "--no-deps",
     "-p",
     collections,
-    TARBALL,
+    ...tarballs,
   ]);
   if (install.exitCode !== 0)
-    throw new Error(`ansible-galaxy collection install ${TARBALL} failed:\n${install.all}`);
+    throw new Error(
+      `ansible-galaxy collection install ${tarballs.join(" ")} failed:\n${install.all}`,
+    );
   return {
     dir,
     installed: join(collections, "ansible_collections", NAMESPACE, NAME),
@@ -91,4 +105,49 @@ export async function installCollection(bin: string): Promise<InstalledCollectio
       return { exitCode: r.exitCode, output: r.all, recap: parseRecap(r.all) };
     },
   };
+}
+
+/**
+ * Builds the collection of the Kubespray release tree TREE with BIN's ansible-galaxy (its galaxy.yml, as Kubespray's
+ * docs install it from git) into OUT and returns the tarball. The build's one extra need, distlib, is installed
+ * once with --target under ~/.cache/calico-encap (test/collection/requirements-build.txt) and put on the build's
+ * PYTHONPATH only: the Kubespray venv itself stays as its requirements.txt made it.
+ */
+export async function buildKubesprayCollection(
+  bin: string,
+  tree: string,
+  out: string,
+): Promise<string> {
+  const target = join(homedir(), ".cache", "calico-encap", "collection-build");
+  if (!existsSync(join(target, "distlib"))) {
+    const r = await execa(
+      join(bin, "python"),
+      [
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--target",
+        target,
+        "-r",
+        join(REPO, "test", "collection", "requirements-build.txt"),
+      ],
+      { reject: false, all: true },
+    );
+    if (r.exitCode !== 0)
+      throw new Error(`pip install of the collection build's requirements failed:\n${r.all}`);
+  }
+  const r = await execa(
+    join(bin, "ansible-galaxy"),
+    ["collection", "build", tree, "--output-path", out],
+    {
+      reject: false,
+      all: true,
+      env: { PYTHONPATH: target },
+    },
+  );
+  const m = /Created collection for \S+ at (\S+\.tar\.gz)/.exec(r.all ?? "");
+  if (r.exitCode !== 0 || !m?.[1])
+    throw new Error(`ansible-galaxy collection build ${tree} failed:\n${r.all}`);
+  return m[1];
 }
