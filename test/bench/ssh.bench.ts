@@ -11,7 +11,9 @@
 //      poll, then changed: false) minus the null playbook, with this build's backend and with BENCH_BEFORE's
 //      (the cli.js of a build before the reads were batched), with the first venv;
 //   3. `calico-encap check` against the live lab (local commands) against `node -e 0` and each of its reads
-//      alone (the same commands).
+//      alone (the same commands), from dist/ and from the collection's bundled backend.
+// Item 1 runs the preflight twice in the same runs: the checkout's ansible/playbooks/preflight.yml (the backend in
+// dist/) and, by FQCN, the collection installed from its tarball (the bundled backend), as a user runs it.
 // BENCH_RUNS runs of each (default 5), alternating, medians.
 //   node dist/test/bench/ssh.bench.js
 
@@ -33,6 +35,7 @@ import {
 import type { Lab } from "../support/lab.js";
 import { labDown, labUp, nodesStatus, waitUntil } from "../support/lab.js";
 import { parseRecap } from "../support/playbook.js";
+import { installCollection } from "../support/collection.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const VENVS = (process.env.BENCH_VENVS ?? dirname(VENV_BIN)).split(/\s+/).filter(Boolean);
@@ -177,17 +180,25 @@ async function main(): Promise<void> {
         if (out.exitCode !== 0) throw new Error(`${name} exited ${out.exitCode}: ${out.all ?? ""}`);
         console.log(`  ${name} once: ${JSON.stringify(parseRecap(out.all ?? "")["node-1"])}`);
       }
+      const installed = await installCollection(bin);
       const m = await compare({
         null: { argv: play(bin, nul, {}), env },
         preflight: {
           argv: play(bin, join(REPO, "ansible", "playbooks", "preflight.yml"), PINNED_218),
           env,
         },
+        collection: {
+          argv: play(bin, "calico_encap.kubespray.preflight", PINNED_218),
+          env: installed.env,
+          extendEnv: false,
+        },
         ...ks,
       });
       const added = (m.preflight ?? 0) - (m.null ?? 0);
+      const addedCollection = (m.collection ?? 0) - (m.null ?? 0);
       console.log(
-        `  ${basename(venv)}: null ${ms(m.null)}, preflight ${ms(m.preflight)}, added ${ms(added)}`,
+        `  ${basename(venv)}: null ${ms(m.null)}, preflight.yml ${ms(m.preflight)}, added ${ms(added)}; ` +
+          `calico_encap.kubespray.preflight (the installed collection) ${ms(m.collection)}, added ${ms(addedCollection)}`,
       );
       if (!ks) continue;
       const ksAdded = (m.ksCheck ?? 0) - (m.ksNull ?? 0);
@@ -199,6 +210,7 @@ async function main(): Promise<void> {
       );
       console.log(
         `  preflight added / Kubespray's check added: preflight.yml ${(added / ksAdded).toFixed(2)}, ` +
+          `the collection's ${(addedCollection / ksAdded).toFixed(2)}, ` +
           `in Kubespray's play ${(inPlay / ksAdded).toFixed(2)} (goal: at most 0.20)`,
       );
     }
@@ -224,6 +236,7 @@ async function main(): Promise<void> {
     console.log(`  null: ${m.null?.toFixed(0)} ms`);
 
     console.log("\n3. calico-encap check on the live lab (local commands) against node -e 0");
+    const bundle = join((await installCollection(bin)).installed, "backend", "calico-encap.mjs");
     const flags = [
       "--calicoctl",
       lab.calicoctlSh,
@@ -235,6 +248,7 @@ async function main(): Promise<void> {
     const checks: Record<string, Run> = {
       node: { argv: ["node", "-e", "0"], env: {} },
       check: { argv: ["node", CLI, "check", ...flags, ...PINNED_FLAGS], env: {} },
+      checkBundle: { argv: ["node", bundle, "check", ...flags, ...PINNED_FLAGS], env: {} },
     };
     if (BEFORE)
       checks.checkBefore = { argv: ["node", BEFORE, ...checks.check!.argv.slice(2)], env: {} };
@@ -301,9 +315,10 @@ async function main(): Promise<void> {
     const start = await compare({
       node: { argv: ["node", "-e", "0"], env: {} },
       help: { argv: ["node", CLI, "check", "--help"], env: {} },
+      helpBundle: { argv: ["node", bundle, "check", "--help"], env: {} },
     });
     console.log(
-      `  the backend's start: node cli.js check --help ${start.help?.toFixed(0)} ms against node -e 0 ${start.node?.toFixed(0)} ms (${((start.help ?? 0) - (start.node ?? 0)).toFixed(0)} ms more)`,
+      `  the backend's start: node cli.js check --help ${start.help?.toFixed(0)} ms against node -e 0 ${start.node?.toFixed(0)} ms (${((start.help ?? 0) - (start.node ?? 0)).toFixed(0)} ms more); the collection's bundle ${start.helpBundle?.toFixed(0)} ms (${((start.helpBundle ?? 0) - (start.node ?? 0)).toFixed(0)} ms more)`,
     );
 
     console.log(
