@@ -82,14 +82,20 @@ export function roleTemplate(text: string): RoleTemplate | null {
   };
 }
 
+/** vars/main.yml's variable for module option X: OPTION_VAR_PREFIX + X. */
+export const OPTION_VAR_PREFIX = "calico_encap_option_";
+
 export function readRoleYaml(root: string, path: string): unknown {
   return parse(readFileSync(join(root, ROLE_DIR, path), "utf8")) as unknown;
 }
 
 export async function loadRoleMapping(root = repoRoot): Promise<MappingRow[]> {
-  const { calico_encap_options: options } = readRoleYaml(root, "vars/main.yml") as {
-    calico_encap_options: Record<string, string>;
-  };
+  const vars = readRoleYaml(root, "vars/main.yml") as Record<string, string>;
+  const options = Object.fromEntries(
+    Object.entries(vars)
+      .filter(([name]) => name.startsWith(OPTION_VAR_PREFIX))
+      .map(([name, template]) => [name.slice(OPTION_VAR_PREFIX.length), template]),
+  );
   const defaults = readRoleYaml(root, "defaults/main.yml") as Record<string, unknown>;
   const schemas = await loadModuleSchemas(root);
   return Object.entries(options).map(([option, template]) => {

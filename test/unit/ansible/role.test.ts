@@ -14,6 +14,7 @@ import { repoRoot } from "../../../tools/paths.js";
 import type { MappingRow } from "../../../tools/role-mapping.js";
 import {
   loadRoleMapping,
+  OPTION_VAR_PREFIX,
   mappingTable,
   readRoleYaml,
   roleTemplate,
@@ -135,7 +136,7 @@ describe("the calico_encap role against the schemas", () => {
       const args = task?.[module] as Record<string, string>;
       expect(Object.keys(args).sort(), tasks).to.deep.equal(Object.keys(props(module)).sort());
       for (const [option, value] of Object.entries(args))
-        expect(value, `${tasks} ${option}`).to.equal(`{{ calico_encap_options.${option} }}`);
+        expect(value, `${tasks} ${option}`).to.equal(`{{ ${OPTION_VAR_PREFIX}${option} }}`);
       expect(task).to.include({ run_once: true, delegate_to: "{{ groups['kube_control_plane'][0] }}" });
     }
     expect(rows.every((r) => r.modules.length > 0)).to.equal(true);
