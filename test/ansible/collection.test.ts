@@ -22,6 +22,12 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
   this.timeout(120000);
   let c: InstalledCollection;
   const run = (cmd: string, args: string[]) => c.run(cmd, args);
+  /** ansible-playbook -i hosts.ini NAME.yml: one play of TASKS on kube_control_plane. */
+  const runPlay = (name: string, tasks: Record<string, unknown>[]) => {
+    const play = join(c.dir, `${name}.yml`);
+    writeFileSync(play, stringify([{ hosts: "kube_control_plane", gather_facts: false, tasks }]));
+    return run("ansible-playbook", ["-i", "hosts.ini", play]);
+  };
   const live = live218();
   const tools = fakeTools(calicoctlScript(live), kubectlScript(live, KUBECONFIG));
   const args = {
@@ -67,27 +73,15 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
   });
 
   it("runs calico_pool_check by FQCN with the bundled backend and the controller's node", async () => {
-    const play = join(c.dir, "check.yml");
-    writeFileSync(
-      play,
-      stringify([
-        {
-          hosts: "kube_control_plane",
-          gather_facts: false,
-          tasks: [
-            { [`${FQCN_PREFIX}.calico_pool_check`]: args, register: "r" },
-            { "ansible.builtin.debug": { var: "r.msg" } },
-          ],
-        },
-      ]),
-    );
-    const r = await run("ansible-playbook", ["-i", "hosts.ini", play]);
+    const r = await runPlay("check", [
+      { [`${FQCN_PREFIX}.calico_pool_check`]: args, register: "r" },
+      { "ansible.builtin.debug": { var: "r.msg" } },
+    ]);
     expect(r.exitCode, r.all).to.equal(0);
     expect(r.all).to.include("The inventory matches the live Calico configuration.");
   });
 
   it("runs calico_pool_check in module mode with the collection's backend file and the target's node", async () => {
-    const play = join(c.dir, "module-mode.yml");
     const task = (name: string, moduleArgs: Record<string, unknown>) => ({
       name,
       [`${FQCN_PREFIX}.calico_pool_check`]: moduleArgs,
@@ -96,26 +90,16 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
       register: "r",
       ignore_errors: true,
     });
-    writeFileSync(
-      play,
-      stringify([
-        {
-          hosts: "kube_control_plane",
-          gather_facts: false,
-          tasks: [
-            task("Matching inventory", args),
-            { "ansible.builtin.assert": { that: ["r is succeeded", "r.msg is search('matches the live')"] } },
-            task("Mismatched inventory", { ...args, ipip_mode: "Never" }),
-            { "ansible.builtin.assert": { that: ["r is failed", "r.msg is search('spec.ipipMode')"] } },
-            task("Unknown option", { ...args, ipip_mod: "Never" }),
-            { "ansible.builtin.assert": { that: ["r is failed"] } },
-            { "ansible.builtin.debug": { var: "r.msg" } },
-          ],
-        },
-      ]),
-    );
     const calls = readFileSync(tools.log, "utf8");
-    const r = await run("ansible-playbook", ["-i", "hosts.ini", play]);
+    const r = await runPlay("module-mode", [
+      task("Matching inventory", args),
+      { "ansible.builtin.assert": { that: ["r is succeeded", "r.msg is search('matches the live')"] } },
+      task("Mismatched inventory", { ...args, ipip_mode: "Never" }),
+      { "ansible.builtin.assert": { that: ["r is failed", "r.msg is search('spec.ipipMode')"] } },
+      task("Unknown option", { ...args, ipip_mod: "Never" }),
+      { "ansible.builtin.assert": { that: ["r is failed"] } },
+      { "ansible.builtin.debug": { var: "r.msg" } },
+    ]);
     expect(r.exitCode, r.all).to.equal(0);
     // The unknown option is refused in Ansible's words (AnsibleModule's argument_spec), before the backend runs.
     expect(r.all).to.match(/Unsupported parameters for \(.*calico_pool_check\) module: ipip_mod/);
