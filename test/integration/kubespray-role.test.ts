@@ -31,6 +31,7 @@ import {
 import { runKubespray, type KubesprayRelease } from "../support/kubespray.js";
 import { failedResult } from "../support/playbook.js";
 import { TIER } from "../support/tier.js";
+import { hasClusterRoutes } from "../../src/calico/shared/cluster-routes.js";
 import {
   installedObjects,
   readRecord,
@@ -372,6 +373,10 @@ for (const { release, from, to, toName, tunnelPoolCidr, pin } of NEXT_RUNS)
       });
       expect(r.exitCode, r.output).to.equal(0);
       expect(r.output).to.match(/"msg": "Migrated in \d+ step\(s\): /);
+      // Felix owns the routes through the switch with a tunnel pool on Calico v3.31 and later (issue 20), BIRD else.
+      const felix =
+        tunnelPoolCidr !== undefined && hasClusterRoutes(lab.env.LAB_CALICO_RELEASE ?? null);
+      expect(r.output).to.match(felix ? /"cluster_routes": "Felix: / : /"cluster_routes": "BIRD: /);
       expect(nodesStatus(lab).summary).to.include(
         to.calico_network_backend === "bird"
           ? { birdRunning: 3, ipipTunnelAddrs: 3 }
