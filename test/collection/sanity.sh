@@ -13,12 +13,15 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 tarball="${1:?usage: sanity.sh TARBALL VENV...}"
+tarball="$(cd "$(dirname "$tarball")" && pwd)/$(basename "$tarball")"
 shift
 [ "$#" -gt 0 ] || { echo "usage: sanity.sh TARBALL VENV..." >&2; exit 2; }
 cache="$HOME/.ansible/test/cache"
 mkdir -p "$cache"
 failed=""
 for venv in "$@"; do
+  # Absolute: ansible-test runs from inside the extracted collection.
+  venv="$(cd "$venv" && pwd)"
   core="$("$venv/bin/python" -c 'import ansible.release as r; print(r.__version__)')"
   # The pip version this ansible-test bootstraps, from its own requirements data.
   pip="$("$venv/bin/python" - <<'EOF'
