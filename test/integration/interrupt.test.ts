@@ -246,7 +246,7 @@ async function runAndKill(
   const r = await child;
   expect(
     r.signal,
-    `the run was to be killed ${phase === "step" ? "as it writes" : "while waiting after"} step '${title}'; it logged:\n${seen.join("\n")}`,
+    `the run was to be killed ${phase === "step" ? "as it writes" : "while waiting after"} step '${title}'; it logged:\n${seen.join("\n")}\nand ended with exit code ${r.exitCode} and the result: ${r.stdout}`,
   ).to.equal("SIGKILL");
   return seen;
 }
