@@ -7,6 +7,7 @@ import type { Backend, EncapMode, Live } from "./model.js";
 import { BACKENDS, isOn } from "./model.js";
 import type { ClusterObservation } from "./observation.js";
 import { backendRunsBgp } from "./rules.js";
+import { isTunnelOnly } from "./tunnel-pool.js";
 
 /**
  * The backend calico-node's configuration names: a literal CALICO_NETWORKING_BACKEND in the pod template, else
@@ -50,15 +51,21 @@ export interface RoutedPool {
   ipipMode: EncapMode;
   vxlanMode: EncapMode;
   disabled?: boolean;
+  /** allowedUses; unset (an inventory's pool) is Calico's default, Workload and Tunnel. */
+  allowedUses?: readonly string[];
 }
 
 /**
- * Whether BIRD distributes the pool's routes: IPIP, or no encapsulation at all (either IP family). A disabled pool
- * too: `disabled` only stops new allocations, its blocks keep their pods, and confd's BIRD filters export every
- * pool's routes but those of disableBGPExport pools (Calico v3.31.0, confd bird_ipam.cfg.template,
- * reject_disabled_pools() tests disableBGPExport only).
+ * Whether BIRD distributes routes the pool's pods need: IPIP, or no encapsulation at all (either IP family). A
+ * disabled pool too: `disabled` only stops new allocations, its blocks keep their pods, and confd's BIRD filters
+ * export every pool's routes but those of disableBGPExport pools (Calico v3.31.0, confd bird_ipam.cfg.template,
+ * reject_disabled_pools() tests disableBGPExport only). A Tunnel-only pool holds no pod (tunnel-pool.ts): its
+ * tunnel addresses serve only the tunnels of workload pools, which answer for themselves, and the ones
+ * calico_encap_migrate creates have disableBGPExport, so BIRD distributes nothing of them anyway. The IPIP tunnel
+ * pool the way out of VXLAN leaves is one: it must not keep the way back from backend vxlan.
  */
 export function needsBgp(pool: RoutedPool): boolean {
+  if (isTunnelOnly(pool)) return false;
   return isOn(pool.ipipMode) || !isOn(pool.vxlanMode);
 }
 

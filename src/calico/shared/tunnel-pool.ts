@@ -59,9 +59,12 @@ export function tunnelPoolCidrOf(target: Target, encap: TunnelEncap): string | u
   return encap === "vxlan" ? target.tunnelPoolCidr : target.ipipTunnelPoolCidr;
 }
 
-/** A pool only tunnel addresses come from (allowedUses without Workload): it carries no pod's traffic. */
-export function isTunnelOnly(pool: Pool): boolean {
-  return !pool.allowedUses.includes("Workload");
+/**
+ * A pool only tunnel addresses come from (allowedUses without Workload): it carries no pod's traffic. Unset
+ * allowedUses (an inventory's pool) is Calico's default, Workload and Tunnel.
+ */
+export function isTunnelOnly(pool: { allowedUses?: readonly string[] }): boolean {
+  return pool.allowedUses !== undefined && !pool.allowedUses.includes("Workload");
 }
 
 /** The pools pods get addresses from: the ones whose traffic needs a route. */

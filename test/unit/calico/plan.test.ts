@@ -576,6 +576,43 @@ describe("Calico >= 3.31 with a tunnel pool: Felix programs the routes through t
     ).to.deep.equal([]);
   });
 
+  it("VXLAN -> IPIP -> VXLAN -> IPIP on Felix's path: the way back into VXLAN (backend vxlan) is not refused for the Tunnel-only IPIP pool, which needs no BIRD, and each way reuses the tunnel pools the last left", () => {
+    const vxlanTarget = { ...target("VXLAN Always", "vxlan"), tunnelPoolCidr: VXLAN_CIDR };
+    const ipipTarget = { ...target("IPIP Always", "bird"), ipipTunnelPoolCidr: IPIP_CIDR };
+    const out = migrate(start("VXLAN Always", "vxlan", "explicit", "v3.31.0"), ipipTarget);
+    const back = plan(out.end, vxlanTarget);
+    expect(back.ok ? "" : back.reason, "the way back into VXLAN").to.equal("");
+    expect(back.ok && back.routes.felix).to.equal(true);
+    const home = migrate(out.end, vxlanTarget);
+    expect(home.gaps, home.titles.join(" | ")).to.deep.equal([]);
+    expect(home.writes.map((w) => w.kind)).to.deep.equal([
+      "felix",
+      "tunnelPool",
+      "pool",
+      "felix",
+      "backend",
+    ]);
+    expect(home.end.live.configMapBackend).to.equal("vxlan");
+    expect(home.end.live.felixDefault).to.deep.equal({ ipipEnabled: false, vxlanEnabled: true });
+    expect(home.end.live.pools.map((p) => p.name)).to.include("default-pool-ipip-tunnel");
+    const rest = plan(home.end, vxlanTarget);
+    expect(rest.ok && rest.steps, "a second run has nothing to do").to.deep.equal([]);
+    // The check on Kubespray's VXLAN inventory: the Tunnel-only IPIP pool strands nothing.
+    const report = checkPools(
+      inventory({ ipip_mode: "Never", vxlan_mode: "Always", network_backend: "vxlan" }),
+      home.end.live,
+    );
+    expect(
+      report.findings.filter((f) => /needsBird|backend/.test(f.id)),
+      JSON.stringify(report.findings),
+    ).to.deep.equal([]);
+    // And out again: both tunnel pools exist, none is created.
+    const again = migrate(home.end, ipipTarget);
+    expect(again.gaps, again.titles.join(" | ")).to.deep.equal([]);
+    expect(writesOf(again.writes, "tunnelPool")).to.deep.equal([]);
+    expect(again.end.live.felixDefault).to.deep.include({ programClusterRoutes: "Enabled" });
+  });
+
   it("the check warns (a warning, not blocking) when programClusterRoutes is left on with no IPIP pool", () => {
     const vxlan = start("VXLAN Always", "vxlan", "explicit", "v3.31.0");
     const live = {
