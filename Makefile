@@ -138,7 +138,7 @@ SANITY_VENVS := 9.13.0 10.7.0 11.13.0
 else
 SANITY_VENVS := 9.13.0
 endif
-TARBALL = $(firstword $(wildcard dist/collection/calico_encap-kubespray-*.tar.gz))
+TARBALL = $(shell bash test/collection/tarball.sh)
 test-collection: setup
 	venvs=""; for v in $(SANITY_VENVS); do venvs="$$venvs $$(bash test/ansible-versions/venv.sh $$v)" || exit 1; done; \
 	failed=""; \

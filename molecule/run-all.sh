@@ -11,8 +11,7 @@ failed=() summary=() total_start=$SECONDS
 if [ $# -gt 0 ]; then names=("$@"); else names=(); for file in molecule/*/molecule.yml; do names+=("$(basename "$(dirname "$file")")"); done; fi
 # The collection as a user installs it, with the ansible-galaxy of the PATH (the Ansible under test), for the
 # scenarios that run it (upgrade_blocked: CALICO_ENCAP_COLLECTIONS in its molecule.yml).
-tarball=$(ls dist/collection/calico_encap-kubespray-*.tar.gz 2>/dev/null | head -n 1)
-[ -n "$tarball" ] || { echo "run-all.sh: no collection tarball in dist/collection: run make collection" >&2; exit 1; }
+tarball=$(bash test/collection/tarball.sh) || exit 1
 CALICO_ENCAP_COLLECTIONS=$(mktemp -d)
 export CALICO_ENCAP_COLLECTIONS
 trap 'rm -rf "$CALICO_ENCAP_COLLECTIONS"' EXIT

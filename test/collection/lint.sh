@@ -7,9 +7,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 tarball="${1:?usage: lint.sh TARBALL}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-root="$work/ansible_collections/calico_encap/kubespray"
-mkdir -p "$root"
-tar -xzf "$tarball" -C "$root"
+root="$(bash "$here/extract.sh" "$tarball" "$work")"
 if (cd "$root" && ANSIBLE_COLLECTIONS_PATH="$work" ansible-lint --profile production --nocolor); then
   bash "$here/../count-line.sh" passed
 else

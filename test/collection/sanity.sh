@@ -51,9 +51,7 @@ subprocess.check_call([sys.executable, "-m", "pip", "install"] + args)
 EOF
   fi
   work="$(mktemp -d)"
-  root="$work/ansible_collections/calico_encap/kubespray"
-  mkdir -p "$root"
-  tar -xzf "$tarball" -C "$root"
+  root="$(bash "$here/extract.sh" "$tarball" "$work")"
   python="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
   start=$SECONDS
   echo "== ansible-test sanity, ansible-core $core (Python $python)"

@@ -205,7 +205,11 @@ describe("lab data plane (namespaces, VXLAN and BGP routes, prober, SSH)", funct
       execa("ip", ["netns", "exec", ns(node), ...cmd]);
     /** What Felix's IPIP manager does to an existing tunl0 (v3.31 route_mgr.go configureTunnelDevice): MTU, the
      *  node's tunnel address as its only IPv4 address, up; then its routes with programClusterRoutes: each remote
-     *  block via the peer's node address on tunl0, onlink, protocol 80, replacing BIRD's. Strict rp_filter on tunl0. */
+     *  block via the peer's node address on tunl0, onlink, protocol 80, replacing BIRD's. Strict rp_filter on tunl0.
+     *  Every node's device first, then the routes: the kernel's tunl0 is NOARP, so a real node routes through it at
+     *  once, whereas the stand-in's first packet to a peer resolves the peer by ARP on tunl0 (net.sh), and a request
+     *  sent while the peer's tunl0 is still down is retried only a second later (retrans_time): loss the stand-in
+     *  makes and IP-in-IP does not. */
     async function felixRoutes(spec: DataplaneSpec): Promise<void> {
       for (const n of spec.nodes) {
         const i = Number(n.name.replace("node-", ""));
@@ -220,6 +224,8 @@ describe("lab data plane (namespaces, VXLAN and BGP routes, prober, SSH)", funct
         ]);
         await execa("ip", ["-n", ns(n.name), "link", "set", "tunl0", "mtu", "1480", "up"]);
         await inNs(n.name, "sysctl", "-qw", "net.ipv4.conf.tunl0.rp_filter=1");
+      }
+      for (const n of spec.nodes)
         for (const r of n.routes)
           await execa("ip", [
             "-n",
@@ -235,6 +241,32 @@ describe("lab data plane (namespaces, VXLAN and BGP routes, prober, SSH)", funct
             "proto",
             "80",
           ]);
+      await peersResolved(spec);
+    }
+
+    /** Waits until every node has resolved each peer on tunl0 (the prober's traffic asks), at most 10 s. */
+    async function peersResolved(spec: DataplaneSpec): Promise<void> {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const pending: string[] = [];
+        for (const n of spec.nodes) {
+          const neigh = JSON.parse(
+            (await execa("ip", ["-n", ns(n.name), "-j", "neigh", "show", "dev", "tunl0"])).stdout,
+          ) as { dst: string; lladdr?: string; state?: string[] }[];
+          for (const r of n.routes) {
+            const e = neigh.find((x) => x.dst === r.remoteUnderlayAddress);
+            if (!e?.lladdr)
+              pending.push(
+                `${n.name} -> ${r.remoteUnderlayAddress} (${e?.state?.join(",") ?? "no entry"})`,
+              );
+          }
+        }
+        if (!pending.length) return;
+        if (Date.now() > deadline)
+          throw new Error(
+            `tunl0 neighbours unresolved after 10 s: ${pending.join("; ")}; expected every peer's node address resolved by ARP on the stand-in's tunl0 (test/lab/net.sh tunl0_up)`,
+          );
+        await sleep(100);
       }
     }
 

@@ -32,8 +32,7 @@ trap 'bash test/lab/lab.sh down >/dev/null 2>&1 || true; rm -rf "$collections"' 
 kubespray_219=(-e calico_pool_blocksize=24)
 
 # The collection, installed as a user installs it (make demo's setup built the tarball).
-tarball=$(ls dist/collection/calico_encap-kubespray-*.tar.gz 2>/dev/null | head -n 1)
-[ -n "$tarball" ] || die "no collection tarball in dist/collection: run make collection"
+tarball=$(bash test/collection/tarball.sh) || die "no collection to install"
 "$venv_bin/ansible-galaxy" collection install -p "$collections" "$tarball" >/dev/null ||
 	die "ansible-galaxy collection install $tarball failed"
 printf '[defaults]\ncollections_path = %s\nhost_key_checking = False\ninterpreter_python = auto_silent\n' \
