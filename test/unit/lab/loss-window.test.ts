@@ -65,6 +65,21 @@ describe("where a migration's lost probes may lie (the tunnel pool's creation, B
     ).to.throw(/the longest gap fits in the pool switch step/);
   });
 
+  // The tour of 2026-12-03 13:52 (at load 16): none/bird -> VXLAN Always/bird with the tunnel pool an earlier pair
+  // had created, so the run wrote no tunnel pool step; 5 probes lost during the pool switch.
+  it("a run without the tunnel pool's step (the pool existed already) is held to the pool switch step alone", () => {
+    const existed = STEPS.filter((s) => !TUNNEL_POOL_STEP.test(s.title));
+    const inSwitch = figures(5, "2026-12-02T05:53:00.000Z", "2026-12-02T05:53:00.100Z", 111);
+    expect(lossOutsideStep(inSwitch, existed, poolSwitchTitle(), TUNNEL_POOL_STEP)).to.equal(null);
+    expect(expectLossInPoolSwitch(inSwitch, existed, poolSwitchTitle(), TUNNEL_POOL_STEP)).to.equal(
+      11000,
+    );
+    const early = figures(5, "2026-12-02T05:52:35.000Z", "2026-12-02T05:52:35.100Z", 111);
+    expect(lossOutsideStep(early, existed, poolSwitchTitle(), TUNNEL_POOL_STEP)).to.match(
+      /during 'Enable vxlanEnabled in FelixConfiguration default'.*; step 'Switch IPPool default-pool/,
+    );
+  });
+
   it("loss before the tunnel pool's creation (during the Felix flag's step) lies outside both", () => {
     const early = figures(5, "2026-12-02T05:52:35.000Z", "2026-12-02T05:52:59.000Z", 60);
     expect(lossOutsideStep(early, STEPS, poolSwitchTitle(), TUNNEL_POOL_STEP)).to.match(
