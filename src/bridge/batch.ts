@@ -1,6 +1,6 @@
 /**
  * Several reads in one remote command: a POSIX sh program that runs each argv concurrently under coreutils
- * `timeout`, waits for all, and prints one frame line per argv. The bridge sends it as one exec, so the reads
+ * `timeout` (with its stdin, carried as base64, or none), waits for all, and prints one frame line per argv. The bridge sends it as one exec, so the reads
  * of an observation cost one round trip to the target. Pure: the program's text and the parsing of its output.
  *
  * Frame line, one per argv, in order:  calico-encap-batch <index> <rc> <base64 stdout> <base64 stderr>
@@ -33,7 +33,12 @@ export function shellWord(word: string): string {
 export function batchProgram(commands: readonly BatchCommand[]): string {
   const starts = commands.map((c, i) => {
     const words = ["timeout", "-k", String(KILL_AFTER), String(c.timeoutSeconds), ...c.argv];
-    return `(${words.map(shellWord).join(" ")} >"$d/${i}o" 2>"$d/${i}e" </dev/null; echo $? >"$d/${i}r") &`;
+    const command = `${words.map(shellWord).join(" ")} >"$d/${i}o" 2>"$d/${i}e"`;
+    // stdin as base64 (only [A-Za-z0-9+/=], a word sh leaves alone), decoded into the command; none is /dev/null.
+    const run = c.stdin
+      ? `printf %s ${Buffer.from(c.stdin, "utf8").toString("base64")} | base64 -d | ${command}`
+      : `${command} </dev/null`;
+    return `(${run}; echo $? >"$d/${i}r") &`;
   });
   // No single quote of its own (only in quoted argv words), so it reads plainly inside the plugin's quoting.
   return [

@@ -4,6 +4,7 @@
 // pending at once. Nothing runs locally.
 
 import type { BatchCommand, CommandResult, CommandRunner, RunOptions } from "../cluster/runner.js";
+import { runOptions } from "../cluster/runner.js";
 import { batchProgram, batchTimeout, parseBatchOutput, TIMEOUT_RC } from "./batch.js";
 import type { ExecMessage, ExecResultMessage } from "./protocol.js";
 
@@ -32,8 +33,7 @@ export class BridgeRunner implements CommandRunner {
   async runAll(commands: readonly BatchCommand[]): Promise<CommandResult[]> {
     const [only] = commands;
     if (only === undefined) return [];
-    if (commands.length === 1)
-      return [await this.run(only.argv, { timeoutSeconds: only.timeoutSeconds })];
+    if (commands.length === 1) return [await this.run(only.argv, runOptions(only))];
     for (const c of commands) this.history.push([...c.argv]);
     const exec = await this.exec(["sh", "-c", batchProgram(commands)], {
       timeoutSeconds: batchTimeout(commands),

@@ -12,7 +12,7 @@ import {
 } from "./parse-k8s.js";
 import type { CalicoObjects } from "./read-calicoctl.js";
 import { prefetching } from "./prefetch.js";
-import { calicoctlReads, readWithCalicoctl } from "./read-calicoctl.js";
+import { calicoctlRead, readWithCalicoctl } from "./read-calicoctl.js";
 import {
   calicoCrdsArgv,
   kubectlBase,
@@ -134,11 +134,12 @@ export interface Observed {
  */
 export function observeReads(o: ObserveOptions): BatchCommand[] {
   const base = kubectlBase(o.kubectlPath, o.kubeconfig);
-  const calico = o.client === "kubectl" ? [calicoCrdsArgv(base)] : calicoctlReads(o.calicoctlPath);
-  return [...calico, kubesprayObjectsArgv(base)].map((argv) => ({
-    argv,
-    timeoutSeconds: o.timeoutSeconds,
-  }));
+  const read = (argv: string[]): BatchCommand => ({ argv, timeoutSeconds: o.timeoutSeconds });
+  const calico =
+    o.client === "kubectl"
+      ? read(calicoCrdsArgv(base))
+      : calicoctlRead(o.calicoctlPath, o.timeoutSeconds);
+  return [calico, read(kubesprayObjectsArgv(base))];
 }
 
 /** Live, its reads sent as one batch (one round trip through the bridge). */

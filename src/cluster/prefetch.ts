@@ -5,16 +5,18 @@
 import type { BatchCommand, CommandResult, CommandRunner, RunOptions } from "./runner.js";
 import { runBatch } from "./runner.js";
 
-const key = (argv: readonly string[]): string => JSON.stringify(argv);
+const key = (argv: readonly string[], stdin: string | undefined): string =>
+  JSON.stringify([argv, stdin ?? null]);
 
 export function prefetching(runner: CommandRunner, reads: readonly BatchCommand[]): CommandRunner {
   let batch: Promise<CommandResult[]> | undefined;
-  const waiting = new Map<string, number>(reads.map((c, i) => [key(c.argv), i]));
+  const waiting = new Map<string, number>(reads.map((c, i) => [key(c.argv, c.stdin), i]));
   return {
     run(argv: readonly string[], options: RunOptions): Promise<CommandResult> {
-      const index = options.stdin === undefined ? waiting.get(key(argv)) : undefined;
+      const k = key(argv, options.stdin);
+      const index = waiting.get(k);
       if (index === undefined) return runner.run(argv, options);
-      waiting.delete(key(argv));
+      waiting.delete(k);
       batch ??= runBatch(runner, reads);
       return batch.then((results) => results[index] as CommandResult);
     },

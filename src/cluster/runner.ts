@@ -16,10 +16,18 @@ export interface RunOptions {
   stdin?: string;
 }
 
-/** One read of a batch: an argv without stdin. */
+/** One read of a batch: an argv, and what it reads on stdin when it takes its request from there (calicoctl get -f -). */
 export interface BatchCommand {
   argv: readonly string[];
   timeoutSeconds: number;
+  stdin?: string;
+}
+
+/** A batch command's options for a single run. */
+export function runOptions(c: BatchCommand): RunOptions {
+  return c.stdin === undefined
+    ? { timeoutSeconds: c.timeoutSeconds }
+    : { timeoutSeconds: c.timeoutSeconds, stdin: c.stdin };
 }
 
 export interface CommandRunner {
@@ -38,7 +46,7 @@ export function runBatch(
   commands: readonly BatchCommand[],
 ): Promise<CommandResult[]> {
   if (runner.runAll) return runner.runAll(commands);
-  return Promise.all(commands.map((c) => runner.run(c.argv, { timeoutSeconds: c.timeoutSeconds })));
+  return Promise.all(commands.map((c) => runner.run(c.argv, runOptions(c))));
 }
 
 /** rc of a command that could not be started because it does not exist, as a shell reports it. */
@@ -94,6 +102,6 @@ export class LocalRunner implements CommandRunner {
   }
 
   runAll(commands: readonly BatchCommand[]): Promise<CommandResult[]> {
-    return Promise.all(commands.map((c) => this.run(c.argv, { timeoutSeconds: c.timeoutSeconds })));
+    return Promise.all(commands.map((c) => this.run(c.argv, runOptions(c))));
   }
 }

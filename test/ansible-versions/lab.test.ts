@@ -92,7 +92,7 @@ describe("the preflight over SSH with each Kubespray Ansible, on one lab", funct
           .split("\n")
           .filter((l) => l.includes("SSH: EXEC ssh") && l.includes(" get "));
         expect(execs, r.output).to.have.length(1);
-        expect(execs[0]).to.include("calicoctl.sh get ippool -o json");
+        expect(execs[0]).to.include("calicoctl.sh get -f - -o json");
         expect(execs[0]).to.include("get configmap/calico-config daemonset/calico-node");
       });
 

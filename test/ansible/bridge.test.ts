@@ -13,7 +13,7 @@ import { calicoctlScript, kubectlScript } from "../support/calico-json.js";
 import type { FakeBackends } from "../support/fake-backend.js";
 import { fakeBackends } from "../support/fake-backend.js";
 import type { FakeTools } from "../support/fake-commands.js";
-import { fakeTools } from "../support/fake-commands.js";
+import { calicoctlAnswer, fakeTools } from "../support/fake-commands.js";
 
 const KUBECONFIG = "/etc/kubernetes/admin.conf";
 const BRIDGE_PY = join(REPO, "ansible", "plugin_utils", "calico_encap_bridge.py");
@@ -68,11 +68,10 @@ describe("the action-plugin bridge with the real backend", function () {
     const execs = stdout.split("\n").filter((l) => l.includes("EXEC /bin/sh -c") && l.includes(" get "));
     expect(execs, stdout).to.have.length(1);
     expect(execs[0]).to.include("EXEC /bin/sh -c 'LC_ALL=C timeout -k 5 27 sh -c ");
-    expect(execs[0]).to.include(`timeout -k 5 17 ${t.calicoctl} get ippool -o json >`);
+    expect(execs[0]).to.include(`| base64 -d | timeout -k 5 17 ${t.calicoctl} get -f - -o json >`);
     expect(execs[0]).to.include(`timeout -k 5 17 ${t.kubectl} --kubeconfig /etc/kubernetes/admin.conf --namespace`);
     const calls = readFileSync(t.log, "utf8");
-    expect(calls).to.include("calicoctl.sh get ippool -o json");
-    expect(calls).to.include("calicoctl.sh get felixconfiguration -o json");
+    expect(calls).to.include("calicoctl.sh get -f - -o json");
   });
 
   it("module mode runs the module on the target instead (no exec of the commands by the plugin)", async () => {
@@ -108,7 +107,7 @@ describe("the action-plugin bridge with the real backend", function () {
   it("returns cluster text untrusted: a {{ }} in a command's stderr reaches the play unevaluated", async () => {
     const live = live218();
     const t = fakeTools(
-      { ...calicoctlScript(live), "get ippool -o json": { stderr: "denied {{ 7 * 6 }} by policy\n", rc: 1 } },
+      calicoctlAnswer({ stderr: "denied {{ 7 * 6 }} by policy\n", rc: 1 }),
       kubectlScript(live, KUBECONFIG),
     );
     // Each later task templates the registered msg again; a trusted string would come back as "denied 42".

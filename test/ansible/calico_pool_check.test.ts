@@ -7,7 +7,7 @@ import { ansibleDoc, runAdhoc, runTask } from "../support/ansible.js";
 import { live218 } from "../support/builders.js";
 import { calicoctlScript, kubectlScript } from "../support/calico-json.js";
 import type { FakeTools } from "../support/fake-commands.js";
-import { fakeTools } from "../support/fake-commands.js";
+import { calicoctlAnswer, fakeTools } from "../support/fake-commands.js";
 
 const KUBECONFIG = "/etc/kubernetes/admin.conf";
 
@@ -71,16 +71,16 @@ describe("calico_pool_check through ansible-playbook", function () {
   });
 
   it("names the command and its error when the datastore command fails", async () => {
-    const t = fakeTools({ "get ippool -o json": { rc: 1, stderr: "Failed to create Calico API client: connection refused" } }, {});
+    const t = fakeTools(calicoctlAnswer({ rc: 1, stderr: "Failed to create Calico API client: connection refused" }), {});
     const { result } = await runTask({ calico_pool_check: paths(t) });
     expect(result.failed).to.equal(true);
-    expect(result.msg).to.match(/calicoctl\.sh get ippool -o json: failed with exit code 1, stderr: Failed to create Calico API client: connection refused/);
+    expect(result.msg).to.match(/calicoctl\.sh get -f - -o json '\(IPPool, FelixConfiguration, ClusterInformation on stdin\)': failed with exit code 1, stderr: Failed to create Calico API client: connection refused/);
   });
 
   it("says what it expected when the datastore command prints garbage", async () => {
-    const t = fakeTools({ "get ippool -o json": { stdout: "Segmentation fault\n" } }, {});
+    const t = fakeTools(calicoctlAnswer({ stdout: "Segmentation fault\n" }), {});
     const { result } = await runTask({ calico_pool_check: paths(t) });
-    expect(result.msg).to.match(/printed Segmentation fault; expected a JSON IPPoolList/);
+    expect(result.msg).to.match(/printed Segmentation fault; expected a JSON array of IPPoolList, FelixConfigurationList, ClusterInformationList/);
   });
 
   it("says how to install the backend when it is missing", async () => {

@@ -104,7 +104,7 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
     // The unknown option is refused in Ansible's words (AnsibleModule's argument_spec), before the backend runs.
     expect(r.all).to.match(/Unsupported parameters for \(.*calico_pool_check\) module: ipip_mod/);
     const ran = readFileSync(tools.log, "utf8").slice(calls.length);
-    expect(ran.split("\n").filter((l) => l.includes("get ippool")), ran).to.have.length(2);
+    expect(ran.split("\n").filter((l) => l.includes("get -f - -o json")), ran).to.have.length(2);
   });
 
   it("runs the preflight playbook by FQCN (ansible-playbook calico_encap.kubespray.preflight), which stops a mismatched inventory", async () => {

@@ -22,7 +22,7 @@ import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { stringify } from "yaml";
-import { calicoctlReads } from "../../src/cluster/read-calicoctl.js";
+import { calicoctlRead } from "../../src/cluster/read-calicoctl.js";
 import { kubectlBase, kubesprayObjectsArgv } from "../../src/cluster/read-kubectl.js";
 import { REPO, VENV_BIN, ansibleEnv } from "../support/ansible.js";
 import {
@@ -73,12 +73,14 @@ interface Run {
   argv: string[];
   env: Record<string, string>;
   extendEnv?: boolean;
+  stdin?: string;
 }
 
 async function timed(
   argv: string[],
   env: Record<string, string>,
   extendEnv = true,
+  stdin = "",
 ): Promise<number> {
   const started = process.hrtime.bigint();
   const r = await execa(argv[0] ?? "", argv.slice(1), {
@@ -87,6 +89,7 @@ async function timed(
     reject: false,
     all: true,
     cwd: REPO,
+    input: stdin,
   });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${r.exitCode}: ${r.all ?? ""}`);
@@ -98,7 +101,7 @@ async function compare(runs: Record<string, Run>): Promise<Record<string, number
   const times: Record<string, number[]> = {};
   for (let i = 0; i < RUNS; i++)
     for (const [name, r] of Object.entries(runs))
-      (times[name] ??= []).push(await timed(r.argv, r.env, r.extendEnv));
+      (times[name] ??= []).push(await timed(r.argv, r.env, r.extendEnv, r.stdin));
   return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
 }
 
@@ -265,8 +268,12 @@ async function main(): Promise<void> {
       checks.checkBefore = { argv: ["node", BEFORE, ...checks.check!.argv.slice(2)], env: {} };
     // Each read the check makes (its argv from src/cluster), alone.
     const reads: Record<string, Run> = {};
-    for (const argv of calicoctlReads(lab.calicoctlSh))
-      reads[`read: calicoctl ${argv.slice(1, -2).join(" ")}`] = { argv, env: {} };
+    const calico = calicoctlRead(lab.calicoctlSh, 30);
+    reads["read: calicoctl IPPool, FelixConfiguration and ClusterInformation"] = {
+      argv: [...calico.argv],
+      env: {},
+      ...(calico.stdin === undefined ? {} : { stdin: calico.stdin }),
+    };
     reads["read: kubectl calico-config and calico-node"] = {
       argv: kubesprayObjectsArgv(kubectlBase(lab.kubectl, lab.kubeconfig)),
       env: {},

@@ -117,7 +117,9 @@ describe("the action-plugin bridge over SSH to the lab's node-1", function () {
       .filter((l) => l.includes("SSH: EXEC ssh") && l.includes(" get "));
     expect(sshExec.length, r.output).to.equal(1);
     expect(sshExec[0]).to.include("LC_ALL=C timeout -k 5 70 sh -c");
-    expect(sshExec[0]).to.include(`timeout -k 5 60 ${binDir}/calicoctl.sh get ippool -o json`);
+    expect(sshExec[0]).to.include(
+      `| base64 -d | timeout -k 5 60 ${binDir}/calicoctl.sh get -f - -o json`,
+    );
     expect(sshExec[0]).to.include("get configmap/calico-config daemonset/calico-node");
     // No module travelled to node-1, and nothing told a backend on node-1 where it is.
     expect(r.output).to.not.include("AnsiballZ_calico_pool_check");

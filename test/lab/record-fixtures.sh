@@ -2,7 +2,8 @@
 # Records real calicoctl and kubectl output from the lab as unit-test fixtures:
 #   test/fixtures/lab/<profile>/<name>.json (stdout) and commands.json (argv, rc, stderr of each).
 # Brings up its own lab per profile (state in a temporary folder, ports LAB_FIXTURE_PORT_BASE
-# +0..+4, default 24790..24794) so a lab already running with default ports is left alone.
+# +0..+4, default 24790..24794; bridge calabf, namespaces calabf-node-*, underlay 172.31.245.0/24) so a lab
+# already running with the default ports, bridge and underlay is left alone.
 #   record-fixtures.sh [PROFILE...]     default: every profile; NODES=3
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -11,14 +12,20 @@ OUT_ROOT=${FIXTURES_DIR:-$REPO_DIR/test/fixtures/lab}
 base=${LAB_FIXTURE_PORT_BASE:-24790}
 export LAB_ETCD_PORT=$base LAB_ETCD_PEER_PORT=$((base + 1)) LAB_APISERVER_PORT=$((base + 2))
 export LAB_KCM_PORT=$((base + 3)) LAB_SCHEDULER_PORT=$((base + 4))
+export LAB_BRIDGE=calabf LAB_NETNS_PREFIX=calabf- LAB_UNDERLAY=172.31.245
 export NODES=${NODES:-3}
 LAB_STATE=$(mktemp -d /tmp/calico-encap-fixtures.XXXXXX)/lab
 export LAB_STATE
 trap 'bash "$LAB_DIR/lab.sh" down >/dev/null 2>&1 || true; rm -rf "$(dirname "$LAB_STATE")"' EXIT
 
-# The commands a check runs, named by the file their stdout goes to. `calicoctl.sh` and
-# `kubectl` are the lab's wrappers in .lab/usr/local/bin (Kubespray's bin_dir).
+# What the check's calicoctl read asks on its stdin (src/cluster/read-calicoctl.ts, calicoctlRead; printf %b).
+KINDS_REQUEST='apiVersion: projectcalico.org/v3\nkind: IPPool\n---\napiVersion: projectcalico.org/v3\nkind: FelixConfiguration\n---\napiVersion: projectcalico.org/v3\nkind: ClusterInformation\n'
+
+# The commands a check runs, named by the file their stdout goes to, and what each reads on stdin, if anything
+# ("name|command" or "name|command|stdin"). `calicoctl.sh` and `kubectl` are the lab's wrappers in
+# .lab/usr/local/bin (Kubespray's bin_dir).
 COMMANDS=(
+	"calicoctl-get-kinds|calicoctl.sh get -f - -o json|$KINDS_REQUEST"
 	"calicoctl-get-ippool|calicoctl.sh get ippool -o json"
 	"calicoctl-get-felixconfiguration|calicoctl.sh get felixconfiguration -o json"
 	"calicoctl-get-felixconfiguration-default|calicoctl.sh get felixconfiguration default -o json"
@@ -34,7 +41,7 @@ COMMANDS=(
 )
 
 record_profile() {
-	local profile=$1 out=$OUT_ROOT/$1 entry name cmd rc manifest='[]' stdout stderr
+	local profile=$1 out=$OUT_ROOT/$1 entry name cmd input rc manifest='[]' stdout stderr
 	bash "$LAB_DIR/lab.sh" up "$profile"
 	# shellcheck disable=SC1091
 	(
@@ -44,15 +51,18 @@ record_profile() {
 		for entry in "${COMMANDS[@]}"; do
 			name=${entry%%|*}
 			cmd=${entry#*|}
+			input=
+			if [[ $cmd == *"|"* ]]; then input=$(printf '%b' "${cmd#*|}"; echo .) input=${input%.} cmd=${cmd%%|*}; fi
 			stdout=$out/$name.json
 			[ "$name" = calicoctl-version ] && stdout=$out/$name.txt
 			rc=0
-			stderr=$( (read -ra argv <<<"$cmd" && "${argv[@]}") 2>&1 >"$stdout") || rc=$?
+			stderr=$( (read -ra argv <<<"$cmd" && printf '%s' "$input" | "${argv[@]}") 2>&1 >"$stdout") || rc=$?
 			[ -s "$stdout" ] || rm -f "$stdout"
 			manifest=$(jq -c --arg name "$name" --arg cmd "$cmd" --argjson rc "$rc" --arg stderr "$stderr" \
-				--arg file "$( [ -e "$stdout" ] && basename "$stdout" || true)" \
+				--arg file "$( [ -e "$stdout" ] && basename "$stdout" || true)" --arg input "$input" \
 				'. + [{name: $name, argv: ($cmd | split(" ")), rc: $rc,
-					stdout_file: (if $file == "" then null else $file end), stderr: $stderr}]' <<<"$manifest")
+					stdout_file: (if $file == "" then null else $file end), stderr: $stderr}
+					+ (if $input == "" then {} else {stdin: $input} end)]' <<<"$manifest")
 		done
 		jq -n --arg profile "$profile" --argjson nodes "$NODES" --argjson commands "$manifest" \
 			--arg calicoctl "$CALICO_RELEASE" --arg k8s "$K8S_VERSION" --arg etcd "$ETCD_VERSION" '{

@@ -3,7 +3,11 @@
 
 import type { FelixFlags, Live, Pool } from "../../src/calico/shared/model.js";
 import type { Script } from "./fake-commands.js";
-import { KUBECTL_CALICO_CRDS, KUBECTL_KUBESPRAY_OBJECTS } from "./fake-commands.js";
+import {
+  calicoctlAnswer,
+  KUBECTL_CALICO_CRDS,
+  KUBECTL_KUBESPRAY_OBJECTS,
+} from "./fake-commands.js";
 
 function v3Pool(p: Pool): object {
   return {
@@ -95,26 +99,24 @@ function kubesprayObjects(live: Live): string {
 }
 
 export function calicoctlScript(live: Live): Script {
-  const list = (kind: string, objs: object[]) =>
-    JSON.stringify(
-      {
-        kind,
-        apiVersion: "projectcalico.org/v3",
-        metadata: { resourceVersion: "1000" },
-        items: objs,
-      },
+  const list = (kind: string, objs: object[]) => ({
+    kind,
+    apiVersion: "projectcalico.org/v3",
+    metadata: { resourceVersion: "1000" },
+    items: objs,
+  });
+  // calicoctl prints the lists of its request as one JSON array (read-calicoctl.ts).
+  return calicoctlAnswer({
+    stdout: JSON.stringify(
+      [
+        list("IPPoolList", live.pools.map(v3Pool)),
+        list("FelixConfigurationList", felixObjects(live, "projectcalico.org/v3")),
+        list("ClusterInformationList", [clusterInformation(live, "projectcalico.org/v3")]),
+      ],
       null,
       2,
-    );
-  return {
-    "get ippool -o json": { stdout: list("IPPoolList", live.pools.map(v3Pool)) },
-    "get felixconfiguration -o json": {
-      stdout: list("FelixConfigurationList", felixObjects(live, "projectcalico.org/v3")),
-    },
-    "get clusterinformation default -o json": {
-      stdout: JSON.stringify(clusterInformation(live, "projectcalico.org/v3")),
-    },
-  };
+    ),
+  });
 }
 
 export function kubectlScript(live: Live, kubeconfig: string): Script {

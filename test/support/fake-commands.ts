@@ -4,6 +4,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { calicoctlRead } from "../../src/cluster/read-calicoctl.js";
 
 export interface Answer {
   stdout?: string;
@@ -11,6 +12,8 @@ export interface Answer {
   rc?: number;
   /** Seconds to sleep first (for timeouts). */
   sleep?: number;
+  /** The stdin the command must be given: any other fails it (rc 3, "stdin differs"). */
+  stdin?: string;
 }
 
 /** Answers keyed by the argv after the program name, joined with spaces; "*" answers anything else. */
@@ -31,8 +34,13 @@ function writeScript(dir: string, name: string, script: Script, log: string): st
     writeFileSync(join(dataDir, `${i}.out`), answer.stdout ?? "");
     writeFileSync(join(dataDir, `${i}.err`), answer.stderr ?? "");
     const pattern = args === "*" ? "*" : `'${args.replace(/'/g, `'\\''`)}'`;
+    let check = "";
+    if (answer.stdin !== undefined) {
+      writeFileSync(join(dataDir, `${i}.in`), answer.stdin);
+      check = `cat | cmp -s - "$d/${i}.in" || { echo "${name} stand-in: stdin differs from ${i}.in for: $*" >&2; exit 3; }; `;
+    }
     cases.push(
-      `  ${pattern}) ${answer.sleep ? `sleep ${answer.sleep}; ` : ""}cat "$d/${i}.out"; cat "$d/${i}.err" >&2; exit ${answer.rc ?? 0} ;;`,
+      `  ${pattern}) ${check}${answer.sleep ? `sleep ${answer.sleep}; ` : ""}cat "$d/${i}.out"; cat "$d/${i}.err" >&2; exit ${answer.rc ?? 0} ;;`,
     );
   });
   const path = join(dir, name);
@@ -64,6 +72,15 @@ export function fakeTools(calicoctl: Script, kubectl: Script): FakeTools {
     calicoctl: writeScript(dir, "calicoctl.sh", calicoctl, log),
     kubectl: writeScript(dir, "kubectl", kubectl, log),
   };
+}
+
+/** The calicoctl argv the readers use (src/cluster/read-calicoctl.ts), after the program; its stdin is CALICOCTL_REQUEST. */
+export const CALICOCTL_READ = calicoctlRead("calicoctl.sh", 1).argv.slice(1).join(" ");
+export const CALICOCTL_REQUEST = calicoctlRead("calicoctl.sh", 1).stdin ?? "";
+
+/** An answer to the calicoctl read that checks its request. */
+export function calicoctlAnswer(answer: Omit<Answer, "stdin">): Script {
+  return { [CALICOCTL_READ]: { ...answer, stdin: CALICOCTL_REQUEST } };
 }
 
 /** The kubectl argv the readers use, after --kubeconfig <file>. */

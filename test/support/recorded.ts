@@ -6,7 +6,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO } from "./ansible.js";
 import type { Answer, FakeTools } from "./fake-commands.js";
-import { fakeTools, KUBECTL_CALICO_CRDS, KUBECTL_KUBESPRAY_OBJECTS } from "./fake-commands.js";
+import {
+  CALICOCTL_READ,
+  CALICOCTL_REQUEST,
+  fakeTools,
+  KUBECTL_CALICO_CRDS,
+  KUBECTL_KUBESPRAY_OBJECTS,
+} from "./fake-commands.js";
 
 export const FIXTURES = join(REPO, "test", "fixtures", "lab");
 export const PROFILES = [
@@ -24,6 +30,8 @@ interface Recorded {
   rc: number;
   stdout_file?: string;
   stderr?: string;
+  /** What the command read on stdin, when it read anything. */
+  stdin?: string;
 }
 
 function recorded(profile: string): Map<string, Answer> {
@@ -35,7 +43,15 @@ function recorded(profile: string): Map<string, Answer> {
     manifest.commands.map((c) => {
       const file = c.stdout_file ? join(dir, c.stdout_file) : "";
       const stdout = file && existsSync(file) ? readFileSync(file, "utf8") : "";
-      return [c.name, { rc: c.rc, stdout, stderr: c.stderr ?? "" }];
+      return [
+        c.name,
+        {
+          rc: c.rc,
+          stdout,
+          stderr: c.stderr ?? "",
+          ...(c.stdin === undefined ? {} : { stdin: c.stdin }),
+        },
+      ];
     }),
   );
 }
@@ -82,14 +98,14 @@ export function recordedTools(
   };
   const get = lookup(profile);
   const calicoctl = lookup(calicoctlProfile);
+  const kinds = calicoctl("calicoctl-get-kinds");
+  // The request recorded is the one the reader sends: the stand-in answers only that stdin.
+  if (kinds.stdin !== CALICOCTL_REQUEST)
+    throw new Error(
+      `fixture ${calicoctlProfile}'s calicoctl-get-kinds was recorded with another request than read-calicoctl.ts sends: record the fixtures again (make fixtures)`,
+    );
   return fakeTools(
-    {
-      "get ippool -o json": calicoctl("calicoctl-get-ippool"),
-      "get felixconfiguration -o json": calicoctl("calicoctl-get-felixconfiguration"),
-      "get clusterinformation default -o json": calicoctl(
-        "calicoctl-get-clusterinformation-default",
-      ),
-    },
+    { [CALICOCTL_READ]: kinds },
     {
       [`--kubeconfig ${kubeconfig} ${KUBECTL_CALICO_CRDS}`]: combineLists([
         get("kubectl-get-ippools"),

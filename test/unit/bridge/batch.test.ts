@@ -181,6 +181,21 @@ describe("the batch program's edges under dash and busybox sh", function () {
       expect(results[0]?.stderr).to.match(/base64 not found on the target/);
     });
 
+    it(`${name}: a read with stdin gets exactly its bytes, the others none`, async () => {
+      const stdin = 'apiVersion: projectcalico.org/v3\nkind: IPPool\n---\nit\'s "q" $HOME \u00e9\n';
+      const commands = [
+        { ...cmd(["cat"]), stdin },
+        cmd(["cat"]),
+        { ...cmd(["sh", "-c", "cat; exit 4"]), stdin: "" },
+      ];
+      const results = parseBatchOutput(commands, await run(shell, batchProgram(commands)));
+      expect(results).to.deep.equal([
+        { rc: 0, stdout: stdin, stderr: "", timedOut: false },
+        { rc: 0, stdout: "", stderr: "", timedOut: false },
+        { rc: 4, stdout: "", stderr: "", timedOut: false },
+      ]);
+    });
+
     it(`${name}: a batch ended by TERM or HUP removes its temporary folder`, async () => {
       for (const signal of ["SIGTERM", "SIGHUP"] as const) {
         const tmp = mkdtempSync(join(tmpdir(), "calico-encap-batch-tmp-"));

@@ -3,6 +3,7 @@
 import { expect } from "chai";
 import { live218 } from "../../support/builders.js";
 import { calicoctlScript, kubectlScript } from "../../support/calico-json.js";
+import { CALICOCTL_REQUEST } from "../../support/fake-commands.js";
 import type { Answerer } from "./helpers/fake-plugin.js";
 import { converse, runLine, scriptAnswerer } from "./helpers/fake-plugin.js";
 
@@ -31,21 +32,25 @@ describe("calico-encap bridge", () => {
     const c = await converse([check({ ...PINNED, command_timeout: 17 })], { answer: cluster218() });
     expect(c.result?.failed, String(c.result?.msg)).to.not.equal(true);
     expect(c.result?.msg).to.equal("The inventory matches the live Calico configuration.");
-    expect(c.commands.length).to.be.greaterThan(2);
+    // calicoctl's read of the three kinds and kubectl's of calico-config and calico-node.
+    expect(c.commands).to.have.length(2);
     expect(c.commands.map((e) => e.argv[0])).to.include("/usr/local/bin/calicoctl.sh");
-    for (const e of c.commands) expect(e).to.include({ timeout: 17, stdin: null });
+    // Only calicoctl's read has stdin: its request (read-calicoctl.ts).
+    for (const e of c.commands)
+      expect(e).to.include({
+        timeout: 17,
+        stdin: e.argv.includes("-f") ? CALICOCTL_REQUEST : null,
+      });
     expect(c.execs.map((e) => e.id)).to.deep.equal(c.execs.map((_, i) => i + 1));
     expect(c.messages.at(-1)?.op).to.equal("result");
     expect(c.messages.filter((m) => m.op === "result")).to.have.length(1);
   });
 
-  it("sends the check's reads (calicoctl's three and kubectl's) as one exec: one round trip", async () => {
+  it("sends the check's reads (calicoctl's one for three kinds and kubectl's) as one exec: one round trip", async () => {
     const c = await converse([check(PINNED)], { answer: cluster218() });
     expect(c.execs).to.have.length(1);
     expect(c.commands.map((e) => e.argv.slice(1, 3).join(" "))).to.deep.equal([
-      "get ippool",
-      "get felixconfiguration",
-      "get clusterinformation",
+      "get -f",
       "--kubeconfig /etc/kubernetes/admin.conf",
     ]);
   });

@@ -44,9 +44,7 @@ describe("one migration poll", () => {
       spec: { orchRefs: [{ nodeName: "node-9", orchestrator: "k8s" }] },
     });
     const answers: [string, string][] = [
-      ["calicoctl get ippool", etcd("calicoctl-get-ippool.json")],
-      ["calicoctl get felixconfiguration", etcd("calicoctl-get-felixconfiguration.json")],
-      ["calicoctl get clusterinformation", etcd("calicoctl-get-clusterinformation-default.json")],
+      ["calicoctl get -f - -o json", etcd("calicoctl-get-kinds.json")],
       ["calicoctl get nodes", JSON.stringify(calicoNodes)],
       [
         "configmap/calico-config daemonset/calico-node",

@@ -5,7 +5,7 @@ import { observe } from "../../../src/cluster/observe.js";
 import { LocalRunner } from "../../../src/cluster/runner.js";
 import { calicoctlScript, kubectlScript } from "../../support/calico-json.js";
 import type { Script } from "../../support/fake-commands.js";
-import { fakeTools, KUBECTL_CALICO_CRDS } from "../../support/fake-commands.js";
+import { calicoctlAnswer, fakeTools, KUBECTL_CALICO_CRDS } from "../../support/fake-commands.js";
 import { live218, pool } from "../../support/builders.js";
 import { rejection } from "../../support/rejection.js";
 
@@ -49,7 +49,8 @@ describe("observing the cluster", () => {
     expect(live.felixDefault).to.deep.equal({ ipipEnabled: true, vxlanEnabled: false });
     expect(live.felixNodes).to.deep.equal({ "node-2": { vxlanEnabled: true } });
     expect(live.nodeEnv).to.deep.equal({ backendFromConfigMap: true, ipipEnabled: "true" });
-    expect(calls(tools.log)).to.have.length(4);
+    // One calicoctl for the three kinds, one kubectl for calico-config and calico-node.
+    expect(calls(tools.log)).to.have.length(2);
   });
 
   it("reads the same through kubectl in two processes", async () => {
@@ -138,39 +139,36 @@ describe("observing the cluster", () => {
   });
 
   describe("output that is not what calicoctl or kubectl prints", () => {
+    const lists = (...values: unknown[]): Script =>
+      calicoctlAnswer({ stdout: JSON.stringify(values) });
     const cases: [string, Script, RegExp][] = [
       [
         "garbage",
-        { "get ippool -o json": { stdout: "<html>proxy error</html>" } },
-        /calicoctl\.sh get ippool -o json: printed <html>proxy error<\/html>; expected a JSON IPPoolList/,
+        calicoctlAnswer({ stdout: "<html>proxy error</html>" }),
+        /calicoctl\.sh get -f - -o json '\(IPPool, FelixConfiguration, ClusterInformation on stdin\)': printed <html>proxy error<\/html>; expected a JSON array of IPPoolList, FelixConfigurationList, ClusterInformationList/,
       ],
       [
         "empty output",
-        { "get ippool -o json": { stdout: "" } },
-        /printed \(empty\); expected a JSON IPPoolList/,
+        calicoctlAnswer({ stdout: "" }),
+        /printed \(empty\); expected a JSON array of IPPoolList/,
       ],
       [
-        "an object where a List was expected",
-        {
-          "get ippool -o json": {
-            stdout: JSON.stringify({ kind: "IPPool", metadata: { name: "x" } }),
-          },
-        },
-        /expected a JSON IPPoolList/,
+        "one list where the three were expected",
+        calicoctlAnswer({ stdout: JSON.stringify({ kind: "IPPoolList", items: [] }) }),
+        /expected a JSON array of IPPoolList, FelixConfigurationList, ClusterInformationList/,
       ],
       [
-        "a List where an object was expected",
-        {
-          ...calicoctlScript(live218()),
-          "get clusterinformation default -o json": {
-            stdout: JSON.stringify({ kind: "ClusterInformationList", items: [] }),
-          },
-        },
-        /get clusterinformation default -o json: printed .*; expected a JSON ClusterInformation/,
+        "a list of another kind in a list's place",
+        lists(
+          { kind: "IPPoolList", items: [] },
+          { kind: "FelixConfiguration", metadata: { name: "default" } },
+          { kind: "ClusterInformationList", items: [] },
+        ),
+        /printed .*; expected a JSON FelixConfigurationList/,
       ],
       [
         "a failing command",
-        { "get ippool -o json": { rc: 1, stderr: "Failed to create Calico API client: boom" } },
+        calicoctlAnswer({ rc: 1, stderr: "Failed to create Calico API client: boom" }),
         /failed with exit code 1, stderr: Failed to create Calico API client: boom; expected exit code 0/,
       ],
     ];
@@ -184,11 +182,11 @@ describe("observing the cluster", () => {
 
     it("a command that hangs is stopped at command_timeout", async function () {
       this.timeout(10000);
-      const tools = fakeTools({ "get ippool -o json": { sleep: 5, stdout: "{}" } }, {});
+      const tools = fakeTools(calicoctlAnswer({ sleep: 5, stdout: "{}" }), {});
       const err = await rejection(
         observe(new LocalRunner(), options(tools, { timeoutSeconds: 1 })),
       );
-      expect(err.message).to.match(/get ippool -o json: timed out/);
+      expect(err.message).to.match(/get -f - -o json .*: timed out/);
     });
   });
 

@@ -31,9 +31,13 @@ export function batchReads(exec: ExecMessage): ExecMessage[] | undefined {
   const [sh, flag, program] = exec.argv;
   if (sh !== "sh" || flag !== "-c" || !program?.includes("d=$(mktemp -d)")) return undefined;
   const reads: ExecMessage[] = [];
-  for (const m of program.matchAll(/\((timeout .*?) >"\$d\/\d+o" 2>/g)) {
-    const [, , , seconds, ...argv] = shWords(m[1] ?? "");
-    reads.push({ op: "exec", id: exec.id, argv, stdin: null, timeout: Number(seconds) });
+  // A read with stdin is "printf %s <base64> | base64 -d | timeout ...".
+  for (const m of program.matchAll(
+    /\((?:printf %s ([A-Za-z0-9+/=]+) \| base64 -d \| )?(timeout .*?) >"\$d\/\d+o" 2>/g,
+  )) {
+    const [, , , seconds, ...argv] = shWords(m[2] ?? "");
+    const stdin = m[1] === undefined ? null : Buffer.from(m[1], "base64").toString("utf8");
+    reads.push({ op: "exec", id: exec.id, argv, stdin, timeout: Number(seconds) });
   }
   return reads;
 }
@@ -54,7 +58,11 @@ export function scriptAnswerer(scripts: Record<string, Script>): Answerer {
   const one = (exec: ExecMessage): Answer => {
     const script = scripts[basename(exec.argv[0] ?? "")] ?? {};
     const key = exec.argv.slice(1).join(" ");
-    return script[key] ?? script["*"] ?? { rc: 3, stderr: `stand-in: no answer for ${key}` };
+    const answer = script[key] ??
+      script["*"] ?? { rc: 3, stderr: `stand-in: no answer for ${key}` };
+    if (answer.stdin !== undefined && answer.stdin !== (exec.stdin ?? ""))
+      return { rc: 3, stderr: `stand-in: stdin differs for ${key}` };
+    return answer;
   };
   return (exec) => {
     const reads = batchReads(exec);
