@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { proberFigures } from "../../support/builders.js";
 import {
+  BACKEND_ROLL_STEP,
   expectLossInPoolSwitch,
   lossOutsideStep,
   poolSwitchTitle,
@@ -78,6 +79,33 @@ describe("where a migration's lost probes may lie (the tunnel pool's creation, B
     expect(lossOutsideStep(early, existed, poolSwitchTitle(), TUNNEL_POOL_STEP)).to.match(
       /during 'Enable vxlanEnabled in FelixConfiguration default'.*; step 'Switch IPPool default-pool/,
     );
+  });
+
+  // The fresh-clone CI run of 2026-12-03 14:51: the in-place yardstick lost probes from its pool switch into the
+  // backend's roll.
+  it("with `to`, loss that runs on into a later step (the backend's roll) lies inside; without it, outside", () => {
+    const roll = [
+      ...STEPS,
+      {
+        title: "Switch calico-config to backend vxlan and roll calico-node",
+        seconds: 20,
+        written_at: "2026-12-02T05:53:20.000Z",
+      },
+    ];
+    const into = figures(40, "2026-12-02T05:53:00.000Z", "2026-12-02T05:53:30.000Z", 3000);
+    expect(lossOutsideStep(into, roll, poolSwitchTitle())).to.match(
+      /during 'Switch calico-config to backend vxlan and roll calico-node'\); step 'Switch IPPool/,
+    );
+    expect(
+      lossOutsideStep(into, roll, poolSwitchTitle(), poolSwitchTitle(), BACKEND_ROLL_STEP),
+    ).to.equal(null);
+    expect(
+      expectLossInPoolSwitch(into, roll, poolSwitchTitle(), poolSwitchTitle(), BACKEND_ROLL_STEP),
+    ).to.equal(11000);
+    // A run without that step keeps the pool switch's end.
+    expect(
+      lossOutsideStep(into, STEPS, poolSwitchTitle(), poolSwitchTitle(), BACKEND_ROLL_STEP),
+    ).to.match(/outside every step/);
   });
 
   it("loss before the tunnel pool's creation (during the Felix flag's step) lies outside both", () => {
