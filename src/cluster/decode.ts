@@ -8,22 +8,38 @@ export function isObject(v: unknown): v is Json {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Parses stdout and checks its kind (e.g. IPPoolList); a List's items are checked too when itemKinds is given. */
+/** Parses stdout and checks its kind (e.g. IPPoolList). */
 export function decodeKind(
   argv: readonly string[],
   stdout: string,
   kinds: readonly string[],
 ): Json {
-  const expected = `a JSON ${kinds.join(" or ")}`;
-  let value: unknown;
+  return checkKind(argv, stdout, parseJson(argv, stdout, expectedKinds(kinds)), kinds);
+}
+
+/** stdout as JSON, or an error that says what was expected. */
+export function parseJson(argv: readonly string[], stdout: string, expected: string): unknown {
   try {
-    value = JSON.parse(stdout);
+    return JSON.parse(stdout) as unknown;
   } catch {
     throw DatastoreError.unparsable(argv, stdout, expected);
   }
+}
+
+/** A parsed value of one of the kinds, or an error that shows stdout, the command's whole answer. */
+export function checkKind(
+  argv: readonly string[],
+  stdout: string,
+  value: unknown,
+  kinds: readonly string[],
+): Json {
   if (!isObject(value) || typeof value.kind !== "string" || !kinds.includes(value.kind))
-    throw DatastoreError.unparsable(argv, stdout, expected);
+    throw DatastoreError.unparsable(argv, stdout, expectedKinds(kinds));
   return value;
+}
+
+function expectedKinds(kinds: readonly string[]): string {
+  return `a JSON ${kinds.join(" or ")}`;
 }
 
 export function items(list: Json): Json[] {

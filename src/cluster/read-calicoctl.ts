@@ -3,7 +3,7 @@
 
 import type { FelixFlags, Pool } from "../calico/shared/model.js";
 import type { Json } from "./decode.js";
-import { decodeKind, field, items } from "./decode.js";
+import { checkKind, field, items, parseJson } from "./decode.js";
 import { DatastoreError } from "./errors.js";
 import { calicoVersionOf, parsePool, splitFelix } from "./parse-calico.js";
 import type { BatchCommand, CommandRunner } from "./runner.js";
@@ -57,15 +57,10 @@ function named(read: BatchCommand): string[] {
 /** calicoctl's answer: one list per kind, in order. */
 function decodeLists(argv: readonly string[], stdout: string): Json[] {
   const expected = `a JSON array of ${KINDS.map((k) => `${k}List`).join(", ")}`;
-  let value: unknown;
-  try {
-    value = JSON.parse(stdout);
-  } catch {
-    throw DatastoreError.unparsable(argv, stdout, expected);
-  }
+  const value = parseJson(argv, stdout, expected);
   if (!Array.isArray(value) || value.length !== KINDS.length)
     throw DatastoreError.unparsable(argv, stdout, expected);
-  return KINDS.map((k, i) => decodeKind(argv, JSON.stringify(value[i]), [`${k}List`]));
+  return KINDS.map((k, i) => checkKind(argv, stdout, value[i], [`${k}List`]));
 }
 
 export async function readWithCalicoctl(

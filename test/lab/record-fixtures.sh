@@ -26,10 +26,6 @@ KINDS_REQUEST='apiVersion: projectcalico.org/v3\nkind: IPPool\n---\napiVersion: 
 # .lab/usr/local/bin (Kubespray's bin_dir).
 COMMANDS=(
 	"calicoctl-get-kinds|calicoctl.sh get -f - -o json|$KINDS_REQUEST"
-	"calicoctl-get-ippool|calicoctl.sh get ippool -o json"
-	"calicoctl-get-felixconfiguration|calicoctl.sh get felixconfiguration -o json"
-	"calicoctl-get-felixconfiguration-default|calicoctl.sh get felixconfiguration default -o json"
-	"calicoctl-get-clusterinformation-default|calicoctl.sh get clusterinformation default -o json"
 	"calicoctl-get-nodes|calicoctl.sh get nodes -o json"
 	"calicoctl-version|calicoctl.sh version"
 	"kubectl-get-ippools|kubectl get ippools.crd.projectcalico.org -o json"

@@ -75,8 +75,9 @@ export function fakeTools(calicoctl: Script, kubectl: Script): FakeTools {
 }
 
 /** The calicoctl argv the readers use (src/cluster/read-calicoctl.ts), after the program; its stdin is CALICOCTL_REQUEST. */
-export const CALICOCTL_READ = calicoctlRead("calicoctl.sh", 1).argv.slice(1).join(" ");
-export const CALICOCTL_REQUEST = calicoctlRead("calicoctl.sh", 1).stdin ?? "";
+const READ = calicoctlRead("calicoctl.sh", 1);
+export const CALICOCTL_READ = READ.argv.slice(1).join(" ");
+export const CALICOCTL_REQUEST = READ.stdin ?? "";
 
 /** An answer to the calicoctl read that checks its request. */
 export function calicoctlAnswer(answer: Omit<Answer, "stdin">): Script {
