@@ -50,9 +50,12 @@ export function batchProgram(commands: readonly BatchCommand[]): string {
     "d=$(mktemp -d) || exit 125;",
     ...starts,
     "wait;",
+    // The frames with sh's builtins but one base64 per non-empty output: `read` takes the rc, and printf joins
+    // base64's lines (the words of its unquoted output: only [A-Za-z0-9+/=], nothing sh would expand) into one.
     `i=0; while [ "$i" -lt ${commands.length} ]; do`,
-    'r=$(cat "$d/${i}r" 2>/dev/null); printf "calico-encap-batch %s %s " "$i" "${r:-255}";',
-    'base64 <"$d/${i}o" | tr -d "\\n"; printf " "; base64 <"$d/${i}e" | tr -d "\\n"; printf "\\n";',
+    'r=; [ -f "$d/${i}r" ] && read -r r <"$d/${i}r"; printf "calico-encap-batch %s %s " "$i" "${r:-255}";',
+    '[ -s "$d/${i}o" ] && printf %s $(base64 <"$d/${i}o"); printf " ";',
+    '[ -s "$d/${i}e" ] && printf %s $(base64 <"$d/${i}e"); printf "\\n";',
     "i=$((i + 1)); done",
   ].join(" ");
 }

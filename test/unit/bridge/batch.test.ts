@@ -2,7 +2,7 @@
 // empty output, a failing, a missing and a timed-out argv; the bridge runner sends a batch as one exec.
 
 import { expect } from "chai";
-import { execFile, execFileSync, spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -136,14 +136,13 @@ describe("BridgeRunner.runAll", () => {
 /** A PATH with every tool the program uses but `without`, for the target's shell. */
 function pathWithout(without: string): string {
   const bin = mkdtempSync(join(tmpdir(), "calico-encap-bin-"));
-  for (const tool of ["base64", "mktemp", "timeout", "cat", "tr", "rm", "sleep", "true"])
-    if (tool !== without)
-      symlinkSync(
-        execFileSync("sh", ["-c", `command -v ${tool}`])
-          .toString()
-          .trim(),
-        join(bin, tool),
-      );
+  // The tools the program needs (base64, mktemp, timeout, rm: no cat, no tr) and the tests' commands, each the
+  // file PATH finds (`command -v` would name sh's builtin true).
+  const dirs = (process.env.PATH ?? "").split(":");
+  for (const tool of ["base64", "mktemp", "timeout", "rm", "sleep", "true", "sh"]) {
+    const file = dirs.map((d) => join(d, tool)).find((f) => existsSync(f));
+    if (tool !== without && file !== undefined) symlinkSync(file, join(bin, tool));
+  }
   return bin;
 }
 
@@ -179,6 +178,21 @@ describe("the batch program's edges under dash and busybox sh", function () {
       const results = parseBatchOutput(commands, exec);
       expect(results.map((r) => r.rc)).to.deep.equal([127, 127]);
       expect(results[0]?.stderr).to.match(/base64 not found on the target/);
+    });
+
+    it(`${name}: frames a long output, a stderr and an empty output with base64, mktemp, timeout and rm alone`, async () => {
+      const long = "0123456789abcdef".repeat(40);
+      const commands = [
+        cmd(["sh", "-c", `printf '%s\\n' ${long}; printf 'warn: x\\n' >&2; exit 3`]),
+        cmd(["true"]),
+      ];
+      const exec = await run(shell, batchProgram(commands), { PATH: pathWithout("") });
+      expect(exec.stderr).to.equal("");
+      expect(exec.stdout.split("\n").filter((l) => l !== "")).to.have.length(2);
+      expect(parseBatchOutput(commands, exec)).to.deep.equal([
+        { rc: 3, stdout: `${long}\n`, stderr: "warn: x\n", timedOut: false },
+        { rc: 0, stdout: "", stderr: "", timedOut: false },
+      ]);
     });
 
     it(`${name}: a read with stdin gets exactly its bytes, the others none`, async () => {
