@@ -43,4 +43,6 @@ async function main(argv: string[]): Promise<void> {
   process.exitCode = 2;
 }
 
-await main(process.argv.slice(2));
+// Not a top-level await: the collection's bundle runs this file as CommonJS (src/bundle/loader.ts). A rejection
+// ends the process as an unhandled one does, with its stack and exit code 1.
+void main(process.argv.slice(2));

@@ -62,10 +62,38 @@ async function licences(inputs: readonly string[]): Promise<string> {
   return parts.join("\n");
 }
 
-/** The bundle, its build id written in place of the development marker, and the licences of its packages. */
-async function bundle(root: string): Promise<string> {
+/**
+ * The backend as one file: the loader (src/bundle/loader.ts) with the backend in it as a string, a CommonJS
+ * function of (require, url) that the loader compiles with V8's code cache. CommonJS because Node.js 20 caches the
+ * compilation of a vm.Script, not of an ES module; import.meta.url, which CommonJS lacks, is the url it is given.
+ */
+async function payload(): Promise<{ source: string; inputs: string[] }> {
   const out = await build({
     entryPoints: [join(repoRoot, "dist", "src", "cli.js")],
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20.10",
+    write: false,
+    metafile: true,
+    outfile: join(repoRoot, ".cache", "payload.cjs"),
+    define: { "import.meta.url": "__calicoEncapUrl" },
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  // Without cli.js's #! line, which esbuild keeps.
+  const cjs = (out.outputFiles[0]?.text ?? "").replace(/^#![^\n]*\n/, "");
+  return {
+    source: `(function (require, __calicoEncapUrl) {\n${cjs}\n})`,
+    inputs: Object.keys(out.metafile.inputs),
+  };
+}
+
+/** The bundle, its build id written in place of the development marker, and the licences of its packages. */
+async function bundle(root: string): Promise<string> {
+  const backend = await payload();
+  const out = await build({
+    entryPoints: [join(repoRoot, "dist", "src", "bundle", "loader.js")],
     bundle: true,
     platform: "node",
     format: "esm",
@@ -73,27 +101,19 @@ async function bundle(root: string): Promise<string> {
     write: false,
     metafile: true,
     outfile: join(root, BACKEND_PATH),
-    // Bundled CommonJS packages (ajv, yaml) call require: give the ES module one.
-    banner: {
-      js: "import { createRequire as __calicoEncapRequire } from 'node:module'; const require = __calicoEncapRequire(import.meta.url);",
-    },
+    define: { CALICO_ENCAP_PAYLOAD: JSON.stringify(backend.source) },
     legalComments: "none",
     logLevel: "warning",
   });
   const text = out.outputFiles[0]?.text ?? "";
   if (!text.includes(BUILD_ID)) throw new Error(`the bundle lost the build marker ${BUILD_ID}`);
   const id = `calico-encap-build:${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
-  // Without cli.js's #! line, which esbuild keeps: the bundle runs as `node calico-encap.mjs` (the bridge, module
-  // mode's wrapper), and ansible-test's shebang test allows no node interpreter line in a collection.
-  await write(
-    root,
-    BACKEND_PATH,
-    text
-      .replace(/^#![^\n]*\n/, "")
-      .split(BUILD_ID)
-      .join(id),
+  // No #! line: the bundle runs as `node calico-encap.mjs` (the bridge, module mode's wrapper), and ansible-test's
+  // shebang test allows no node interpreter line in a collection.
+  await write(root, BACKEND_PATH, text.split(BUILD_ID).join(id));
+  const inputs = [...new Set([...backend.inputs, ...Object.keys(out.metafile.inputs)])].map((p) =>
+    relative(repoRoot, join(repoRoot, p)),
   );
-  const inputs = Object.keys(out.metafile.inputs).map((p) => relative(repoRoot, join(repoRoot, p)));
   await write(root, "backend/THIRD-PARTY-LICENSES.txt", await licences(inputs));
   return id;
 }

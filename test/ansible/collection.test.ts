@@ -6,7 +6,16 @@
 
 import { expect } from "chai";
 import { execa } from "execa";
-import { copyFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { VENV_BIN } from "../support/ansible.js";
@@ -130,6 +139,54 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
       `${FQCN_PREFIX}.preflight`,
     ]);
     expect(pinned.exitCode, pinned.all).to.equal(0);
+  });
+
+  describe("its backend, compiled from V8's code cache (src/bundle/loader.ts)", () => {
+    /** node BUNDLE check --help with the cache in DIR (or as ENV says): its output and what the loader said. */
+    const help = async (env: Record<string, string>) => {
+      const r = await execa("node", [join(c.installed, "backend", "calico-encap.mjs"), "check", "--help"], {
+        reject: false,
+        env: { ...c.env, CALICO_ENCAP_TIMINGS: "1", ...env },
+        extendEnv: false,
+      });
+      return { rc: r.exitCode, stdout: r.stdout, cache: /calico-encap code cache: (\w+)/.exec(r.stderr)?.[1] };
+    };
+    const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
+
+    it("writes the cache once, private to its user, and compiles from it the next time, with the same output", async () => {
+      const dir = join(mkdtempSync(join(tmpdir(), "calico-encap-code-cache-")), "cache");
+      const first = await help({ CALICO_ENCAP_CODE_CACHE: dir });
+      expect(first).to.include({ rc: 0, cache: "miss" });
+      expect(first.stdout).to.match(/^usage: calico-encap check/);
+      const files = cacheFiles(dir);
+      expect(files).to.have.length(1);
+      expect(files[0]).to.match(/^[0-9a-f]{16}-v8-.+\.bin$/);
+      expect(statSync(join(dir, files[0] ?? "")).mode & 0o777).to.equal(0o600);
+      const second = await help({ CALICO_ENCAP_CODE_CACHE: dir });
+      expect(second).to.deep.equal({ ...first, cache: "hit" });
+    });
+
+    it("compiles without a cache V8 refuses (another V8, a damaged file) and writes it again", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "calico-encap-code-cache-"));
+      const good = await help({ CALICO_ENCAP_CODE_CACHE: dir });
+      const file = join(dir, cacheFiles(dir)[0] ?? "");
+      writeFileSync(file, "not V8's code cache");
+      const damaged = await help({ CALICO_ENCAP_CODE_CACHE: dir });
+      expect(damaged).to.deep.equal({ ...good, cache: "rejected" });
+      expect(statSync(file).size).to.be.greaterThan(1000);
+      expect((await help({ CALICO_ENCAP_CODE_CACHE: dir })).cache).to.equal("hit");
+    });
+
+    it("runs the same with the cache off, or where it cannot be written", async () => {
+      const tmp = mkdtempSync(join(tmpdir(), "calico-encap-code-cache-"));
+      const home = await help({ HOME: tmp, XDG_CACHE_HOME: "" });
+      const off = await help({ HOME: tmp, CALICO_ENCAP_CODE_CACHE: "off" });
+      expect(off).to.deep.equal({ ...home, cache: "off" });
+      expect(readdirSync(join(tmp, ".cache", "calico-encap", "code-cache"))).to.have.length(1);
+      writeFileSync(join(tmp, "a-file"), "");
+      const unwritable = await help({ CALICO_ENCAP_CODE_CACHE: join(tmp, "a-file", "cache") });
+      expect(unwritable).to.deep.equal({ ...home, cache: "miss" });
+    });
   });
 
   it("refuses a backend of another build, saying so, before the module runs", async () => {
