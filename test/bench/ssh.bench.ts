@@ -13,7 +13,8 @@
 //   3. `calico-encap check` against the live lab (local commands) against `node -e 0` and each of its reads
 //      alone (the same commands), from dist/ and from the collection's bundled backend.
 // Item 1 runs the preflight twice in the same runs: the checkout's ansible/playbooks/preflight.yml (the backend in
-// dist/) and, by FQCN, the collection installed from its tarball (the bundled backend), as a user runs it.
+// dist/) and, by FQCN, the collection installed from its tarball (the bundled backend), as a user runs it; with
+// BENCH_BEFORE_TARBALL, a third time with the collection of that tarball (a build before), and item 3 runs its bundle.
 // BENCH_RUNS runs of each (default 5), alternating, medians.
 //   node dist/test/bench/ssh.bench.js
 
@@ -36,12 +37,14 @@ import type { Lab } from "../support/lab.js";
 import { labDown, labUp, nodesStatus, waitUntil } from "../support/lab.js";
 import { parseRecap } from "../support/playbook.js";
 import type { InstalledCollection } from "../support/collection.js";
-import { installCollection } from "../support/collection.js";
+import { installCollection, installCollections } from "../support/collection.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const VENVS = (process.env.BENCH_VENVS ?? dirname(VENV_BIN)).split(/\s+/).filter(Boolean);
 const CLI = join(REPO, "dist", "src", "cli.js");
 const BEFORE = process.env.BENCH_BEFORE;
+/** The collection tarball of a build before, measured beside this one's in items 1 and 3 when set. */
+const BEFORE_TARBALL = process.env.BENCH_BEFORE_TARBALL;
 /** The release whose own check tasks item 1 measures (the Ansible it pins: KUBESPRAY_ANSIBLE). */
 const KUBESPRAY: KubesprayRelease = "v2.31.0";
 const PINNED_218 = {
@@ -137,6 +140,14 @@ function installedWith(bin: string): Promise<InstalledCollection> {
   installs.set(bin, started);
   return started;
 }
+const installsBefore = new Map<string, Promise<InstalledCollection>>();
+function installedBefore(bin: string, tarball: string): Promise<InstalledCollection> {
+  const known = installsBefore.get(bin);
+  if (known) return known;
+  const started = installCollections(bin, [tarball]);
+  installsBefore.set(bin, started);
+  return started;
+}
 
 const ms = (x: number | undefined): string => `${(x ?? NaN).toFixed(0)} ms`;
 
@@ -195,7 +206,17 @@ async function main(): Promise<void> {
         console.log(`  ${name} once: ${JSON.stringify(parseRecap(out.all ?? "")["node-1"])}`);
       }
       const installed = await installedWith(bin);
+      const before = BEFORE_TARBALL ? await installedBefore(bin, BEFORE_TARBALL) : null;
       const m = await compare({
+        ...(before
+          ? {
+              collectionBefore: {
+                argv: play(bin, "calico_encap.kubespray.preflight", PINNED_218),
+                env: before.env,
+                extendEnv: false,
+              },
+            }
+          : {}),
         null: { argv: play(bin, nul, {}), env },
         preflight: {
           argv: play(bin, join(REPO, "ansible", "playbooks", "preflight.yml"), PINNED_218),
@@ -214,6 +235,10 @@ async function main(): Promise<void> {
         `  ${basename(venv)}: null ${ms(m.null)}, preflight.yml ${ms(m.preflight)}, added ${ms(added)}; ` +
           `calico_encap.kubespray.preflight (the installed collection) ${ms(m.collection)}, added ${ms(addedCollection)}`,
       );
+      if (before)
+        console.log(
+          `  the collection of BENCH_BEFORE_TARBALL, in the same runs: ${ms(m.collectionBefore)}, added ${ms((m.collectionBefore ?? 0) - (m.null ?? 0))}`,
+        );
       if (!ks) continue;
       const ksAdded = (m.ksCheck ?? 0) - (m.ksNull ?? 0);
       const inPlay = (m.ksPreflight ?? 0) - (m.ksNull ?? 0);
@@ -264,6 +289,14 @@ async function main(): Promise<void> {
       check: { argv: ["node", CLI, "check", ...flags, ...PINNED_FLAGS], env: {} },
       checkBundle: { argv: ["node", bundle, "check", ...flags, ...PINNED_FLAGS], env: {} },
     };
+    if (BEFORE_TARBALL) {
+      const old = join(
+        (await installedBefore(bin, BEFORE_TARBALL)).installed,
+        "backend",
+        "calico-encap.mjs",
+      );
+      checks.checkBundleBefore = { argv: ["node", old, ...checks.check!.argv.slice(2)], env: {} };
+    }
     if (BEFORE)
       checks.checkBefore = { argv: ["node", BEFORE, ...checks.check!.argv.slice(2)], env: {} };
     // Each read the check makes (its argv from src/cluster), alone.
@@ -334,9 +367,29 @@ async function main(): Promise<void> {
       node: { argv: ["node", "-e", "0"], env: {} },
       help: { argv: ["node", CLI, "check", "--help"], env: {} },
       helpBundle: { argv: ["node", bundle, "check", "--help"], env: {} },
+      ...(BEFORE_TARBALL
+        ? {
+            helpBundleBefore: {
+              argv: [
+                "node",
+                join(
+                  (await installedBefore(bin, BEFORE_TARBALL)).installed,
+                  "backend",
+                  "calico-encap.mjs",
+                ),
+                "check",
+                "--help",
+              ],
+              env: {},
+            },
+          }
+        : {}),
     });
     console.log(
-      `  the backend's start: node cli.js check --help ${start.help?.toFixed(0)} ms against node -e 0 ${start.node?.toFixed(0)} ms (${((start.help ?? 0) - (start.node ?? 0)).toFixed(0)} ms more); the collection's bundle ${start.helpBundle?.toFixed(0)} ms (${((start.helpBundle ?? 0) - (start.node ?? 0)).toFixed(0)} ms more)`,
+      `  the backend's start: node cli.js check --help ${start.help?.toFixed(0)} ms against node -e 0 ${start.node?.toFixed(0)} ms (${((start.help ?? 0) - (start.node ?? 0)).toFixed(0)} ms more); the collection's bundle ${start.helpBundle?.toFixed(0)} ms (${((start.helpBundle ?? 0) - (start.node ?? 0)).toFixed(0)} ms more)` +
+        (BEFORE_TARBALL
+          ? `; BENCH_BEFORE_TARBALL's bundle ${start.helpBundleBefore?.toFixed(0)} ms`
+          : ""),
     );
 
     console.log(
