@@ -15,10 +15,14 @@ export interface CodeCacheWhere {
   /** process.versions.v8: a cache is V8's, valid for one V8 only. */
   v8: string;
   arch: string;
+  /** The backend's first argument (check, migrate, module, bridge): each runs other code, so each has its cache. */
+  mode: string | undefined;
 }
 
+const MODES = ["check", "migrate", "module", "bridge"];
+
 /**
- * The cache file for this build on this V8, or null when there is none to use: CALICO_ENCAP_CODE_CACHE=off, or
+ * The cache file for this build and mode on this V8, or null when there is none to use: CALICO_ENCAP_CODE_CACHE=off, or
  * no folder to put it in. The folder is CALICO_ENCAP_CODE_CACHE, else $XDG_CACHE_HOME/calico-encap/code-cache,
  * else ~/.cache/calico-encap/code-cache.
  */
@@ -30,7 +34,8 @@ export function codeCacheFile(w: CodeCacheWhere): { dir: string; file: string } 
   if (!dir) return null;
   const build = w.build.replace(/^calico-encap-build:/, "").replace(/[^A-Za-z0-9._-]/g, "_");
   const v8 = w.v8.replace(/[^A-Za-z0-9._-]/g, "_");
-  return { dir, file: `${dir}/${build}-v8-${v8}-${w.arch}.bin` };
+  const mode = MODES.includes(w.mode ?? "") ? w.mode : "other";
+  return { dir, file: `${dir}/${build}-${mode}-v8-${v8}-${w.arch}.bin` };
 }
 
 /** What became of the cache in one run: used, made (none yet), made again (V8 refused it), or none. */

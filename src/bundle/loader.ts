@@ -2,7 +2,8 @@
 // payload esbuild makes of dist/src/cli.js, compiled from V8's code cache of an earlier run when there is one.
 // Why: Node.js 20 keeps no compile cache for ES modules (module.enableCompileCache is Node.js >= 22.1), and
 // compiling the 0.9 MB backend at every start cost more CPU than node's own start (test/bench/FIGURES.md). The
-// cache is one file per build and V8 (src/bundle/code-cache.ts), written at the exit of a run that had none. V8
+// cache is one file per build, mode and V8 (src/bundle/code-cache.ts), written at the exit of a run that had none:
+// V8 puts in it what that run compiled, so a bridge's cache holds the bridge's code, a check's the check's. V8
 // checks it against the source, its own version and its flags, and refuses one that does not match; the loader
 // then compiles as without it and writes it again. A cache that cannot be read or written changes nothing else.
 // The payload is the code dist/src/cli.js runs, bundled: only its compilation differs.
@@ -74,6 +75,7 @@ const where = codeCacheFile({
   build: BUILD_ID,
   v8: process.versions.v8,
   arch: process.arch,
+  mode: process.argv[2],
 });
 const cached = where ? readCache(where.file) : undefined;
 const script = new Script(CALICO_ENCAP_PAYLOAD, {

@@ -160,7 +160,7 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
       expect(first.stdout).to.match(/^usage: calico-encap check/);
       const files = cacheFiles(dir);
       expect(files).to.have.length(1);
-      expect(files[0]).to.match(/^[0-9a-f]{16}-v8-.+\.bin$/);
+      expect(files[0]).to.match(/^[0-9a-f]{16}-check-v8-.+\.bin$/);
       expect(statSync(join(dir, files[0] ?? "")).mode & 0o777).to.equal(0o600);
       const second = await help({ CALICO_ENCAP_CODE_CACHE: dir });
       expect(second).to.deep.equal({ ...first, cache: "hit" });

@@ -9,11 +9,12 @@ describe("the code cache's file", () => {
     build: "calico-encap-build:0123456789abcdef",
     v8: "11.3.244.8-node.38",
     arch: "x64",
+    mode: "bridge",
   });
-  it("is one file per build, V8 and architecture under ~/.cache/calico-encap/code-cache", () => {
+  it("is one file per build, mode, V8 and architecture under ~/.cache/calico-encap/code-cache", () => {
     expect(codeCacheFile(where({}))).to.deep.equal({
       dir: "/home/u/.cache/calico-encap/code-cache",
-      file: "/home/u/.cache/calico-encap/code-cache/0123456789abcdef-v8-11.3.244.8-node.38-x64.bin",
+      file: "/home/u/.cache/calico-encap/code-cache/0123456789abcdef-bridge-v8-11.3.244.8-node.38-x64.bin",
     });
   });
   it("follows XDG_CACHE_HOME, and CALICO_ENCAP_CODE_CACHE before it", () => {
@@ -24,6 +25,12 @@ describe("the code cache's file", () => {
       codeCacheFile(where({ XDG_CACHE_HOME: "/var/cache/u", CALICO_ENCAP_CODE_CACHE: "/srv/cc" }))
         ?.dir,
     ).to.equal("/srv/cc");
+  });
+  it("names the mode, or other for anything else (a usage error)", () => {
+    for (const mode of ["check", "migrate", "module", "bridge"])
+      expect(codeCacheFile({ ...where({}), mode })?.file).to.include(`-${mode}-v8-`);
+    expect(codeCacheFile({ ...where({}), mode: "../x" })?.file).to.include("-other-v8-");
+    expect(codeCacheFile({ ...where({}), mode: undefined })?.file).to.include("-other-v8-");
   });
   it("is none with CALICO_ENCAP_CODE_CACHE=off or without a home", () => {
     expect(codeCacheFile(where({ CALICO_ENCAP_CODE_CACHE: "off" }))).to.equal(null);
