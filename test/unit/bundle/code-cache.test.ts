@@ -39,7 +39,7 @@ describe("the code cache's file", () => {
   it("keeps a build or version's odd characters out of the file name", () => {
     const odd = { ...where({}), build: "calico-encap-build:a/b", v8: "1 2" };
     expect(codeCacheFile(odd)?.file).to.equal(
-      "/home/u/.cache/calico-encap/code-cache/a_b-v8-1_2-x64.bin",
+      "/home/u/.cache/calico-encap/code-cache/a_b-bridge-v8-1_2-x64.bin",
     );
   });
 });
