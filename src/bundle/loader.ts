@@ -1,7 +1,7 @@
 // The collection's backend file, backend/calico-encap.mjs (tools/collection.ts): it runs the backend, a CommonJS
 // payload esbuild makes of dist/src/cli.js, compiled from V8's code cache of an earlier run when there is one.
 // Why: Node.js 20 keeps no compile cache for ES modules (module.enableCompileCache is Node.js >= 22.1), and
-// compiling the 0.9 MB backend at every start cost more CPU than node's own start (test/bench/FIGURES.md). The
+// compiling the 0.9 MB backend at every start took about 80 ms (test/bench/FIGURES.md, the SSH bench). The
 // cache is one file per build, mode and V8 (src/bundle/code-cache.ts), written at the exit of a run that had none:
 // V8 puts in it what that run compiled, so a bridge's cache holds the bridge's code, a check's the check's. V8
 // checks it against the source, its own version and its flags, and refuses one that does not match; the loader
