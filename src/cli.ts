@@ -5,6 +5,7 @@
 //   calico-encap check|migrate [flags]       for people outside Ansible (--help)
 
 import { mark } from "./timings.js";
+import { modeOf } from "./modes.js";
 
 const USAGE = [
   "usage: calico-encap check [flags]            compare a cluster with the inventory's settings",
@@ -15,7 +16,8 @@ const USAGE = [
 
 async function main(argv: string[]): Promise<void> {
   mark("loaded");
-  const [mode, ...rest] = argv;
+  const [arg, ...rest] = argv;
+  const mode = modeOf(arg);
   if (mode === "module" && rest.length === 2) {
     const [name, argsPath] = rest as [string, string];
     const { loadModule } = await import("./modules/index.js");

@@ -1,6 +1,8 @@
 // Where the collection's backend keeps V8's code cache of its payload (src/bundle/loader.ts), and what the loader
 // reports of it. Pure: the decision, from the environment it is given.
 
+import { modeOf } from "../modes.js";
+
 /** The environment variable that sets the cache's folder, or turns it off with "off". */
 export const CODE_CACHE_ENV = "CALICO_ENCAP_CODE_CACHE";
 
@@ -19,8 +21,6 @@ export interface CodeCacheWhere {
   mode: string | undefined;
 }
 
-const MODES = ["check", "migrate", "module", "bridge"];
-
 /**
  * The cache file for this build and mode on this V8, or null when there is none to use: CALICO_ENCAP_CODE_CACHE=off, or
  * no folder to put it in. The folder is CALICO_ENCAP_CODE_CACHE, else $XDG_CACHE_HOME/calico-encap/code-cache,
@@ -34,7 +34,7 @@ export function codeCacheFile(w: CodeCacheWhere): { dir: string; file: string } 
   if (!dir) return null;
   const build = w.build.replace(/^calico-encap-build:/, "").replace(/[^A-Za-z0-9._-]/g, "_");
   const v8 = w.v8.replace(/[^A-Za-z0-9._-]/g, "_");
-  const mode = MODES.includes(w.mode ?? "") ? w.mode : "other";
+  const mode = modeOf(w.mode) ?? "other";
   return { dir, file: `${dir}/${build}-${mode}-v8-${v8}-${w.arch}.bin` };
 }
 

@@ -37,7 +37,8 @@ import type { Lab } from "../support/lab.js";
 import { labDown, labUp, nodesStatus, waitUntil } from "../support/lab.js";
 import { parseRecap } from "../support/playbook.js";
 import type { InstalledCollection } from "../support/collection.js";
-import { installCollection, installCollections } from "../support/collection.js";
+import { TARBALL, installCollections } from "../support/collection.js";
+import { BACKEND_PATH } from "../../tools/collection-content.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const VENVS = (process.env.BENCH_VENVS ?? dirname(VENV_BIN)).split(/\s+/).filter(Boolean);
@@ -131,23 +132,23 @@ async function kubesprayRuns(lab: Lab): Promise<Record<string, Run> | null> {
   };
 }
 
-/** The installed collection, once per ansible-galaxy (one venv's bin): the per-venv runs and the bundle's share it. */
+/**
+ * A collection installed from a tarball, once per ansible-galaxy (one venv's bin) and tarball: the per-venv runs and
+ * the bundle's share it; BENCH_BEFORE_TARBALL's is installed beside this build's.
+ */
 const installs = new Map<string, Promise<InstalledCollection>>();
-function installedWith(bin: string): Promise<InstalledCollection> {
-  const known = installs.get(bin);
-  if (known) return known;
-  const started = installCollection(bin);
-  installs.set(bin, started);
-  return started;
-}
-const installsBefore = new Map<string, Promise<InstalledCollection>>();
-function installedBefore(bin: string, tarball: string): Promise<InstalledCollection> {
-  const known = installsBefore.get(bin);
+function installedFrom(bin: string, tarball: string): Promise<InstalledCollection> {
+  const key = `${bin}\0${tarball}`;
+  const known = installs.get(key);
   if (known) return known;
   const started = installCollections(bin, [tarball]);
-  installsBefore.set(bin, started);
+  installs.set(key, started);
   return started;
 }
+const installedWith = (bin: string): Promise<InstalledCollection> => installedFrom(bin, TARBALL);
+/** The bundled backend of a collection installed from a tarball. */
+const bundleFrom = async (bin: string, tarball: string): Promise<string> =>
+  join((await installedFrom(bin, tarball)).installed, BACKEND_PATH);
 
 const ms = (x: number | undefined): string => `${(x ?? NaN).toFixed(0)} ms`;
 
@@ -206,7 +207,7 @@ async function main(): Promise<void> {
         console.log(`  ${name} once: ${JSON.stringify(parseRecap(out.all ?? "")["node-1"])}`);
       }
       const installed = await installedWith(bin);
-      const before = BEFORE_TARBALL ? await installedBefore(bin, BEFORE_TARBALL) : null;
+      const before = BEFORE_TARBALL ? await installedFrom(bin, BEFORE_TARBALL) : null;
       const m = await compare({
         ...(before
           ? {
@@ -275,7 +276,7 @@ async function main(): Promise<void> {
     console.log(`  null: ${m.null?.toFixed(0)} ms`);
 
     console.log("\n3. calico-encap check on the live lab (local commands) against node -e 0");
-    const bundle = join((await installedWith(bin)).installed, "backend", "calico-encap.mjs");
+    const bundle = await bundleFrom(bin, TARBALL);
     const flags = [
       "--calicoctl",
       lab.calicoctlSh,
@@ -290,11 +291,7 @@ async function main(): Promise<void> {
       checkBundle: { argv: ["node", bundle, "check", ...flags, ...PINNED_FLAGS], env: {} },
     };
     if (BEFORE_TARBALL) {
-      const old = join(
-        (await installedBefore(bin, BEFORE_TARBALL)).installed,
-        "backend",
-        "calico-encap.mjs",
-      );
+      const old = await bundleFrom(bin, BEFORE_TARBALL);
       checks.checkBundleBefore = { argv: ["node", old, ...checks.check!.argv.slice(2)], env: {} };
     }
     if (BEFORE)
@@ -371,16 +368,7 @@ async function main(): Promise<void> {
       ...(BEFORE_TARBALL
         ? {
             helpBundleBefore: {
-              argv: [
-                "node",
-                join(
-                  (await installedBefore(bin, BEFORE_TARBALL)).installed,
-                  "backend",
-                  "calico-encap.mjs",
-                ),
-                "check",
-                "--help",
-              ],
+              argv: ["node", await bundleFrom(bin, BEFORE_TARBALL), "check", "--help"],
               env: {},
             },
           }

@@ -34,6 +34,7 @@ import {
   poolSwitchTitle,
   labDown,
   labUp,
+  lossByStep,
   nodeAnnotations,
   nodesStatus,
   readProber,
@@ -87,10 +88,22 @@ async function measured(
   console.log(
     `      ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms; steps ${steps.map((s) => `[${s.title.split(" ").slice(0, 3).join(" ")}] ${s.seconds} s`).join(", ")}`,
   );
+  if (p.lost > 0) console.log(`      lost by step: ${JSON.stringify(lossByStep(p, steps))}`);
   expect(r.failed, r.msg).to.not.equal(true);
   expect(r.migrated_to).to.deep.include({ backend: to.network_backend });
   expect(p.sent, "the prober ran").to.be.greaterThan(1000);
   return { r, steps, p };
+}
+
+/** Felix's path loses no probe; a failure says in which steps and pairs the lost ones were sent. */
+function expectNoLoss(p: ProberFigures, steps: StepTiming[]): void {
+  const where = (): string =>
+    `by step ${JSON.stringify(lossByStep(p, steps))}; by pair ${JSON.stringify(
+      Object.fromEntries(
+        p.pairs.filter((x) => x.lost > 0).map((x) => [`${x.from} -> ${x.to}`, x.lost]),
+      ),
+    )}`;
+  expect(p.lost, `no probe lost on Felix's path: ${p.lost > 0 ? where() : ""}`).to.equal(0);
 }
 
 async function vteps(lab: Lab): Promise<Record<string, string>> {
@@ -137,7 +150,7 @@ describe(`${TIER === "full" ? "every transition" : "one transition"} into VXLAN 
     );
     if (felix) {
       expect(r.cluster_routes, "Felix's path").to.match(/^Felix: /);
-      expect(p.lost, "no probe lost on Felix's path").to.equal(0);
+      expectNoLoss(p, steps);
     } else {
       expect(r.cluster_routes, "BIRD's path").to.match(/^BIRD: /);
       expectLossInPoolSwitch(p, steps);
@@ -199,7 +212,7 @@ describe(`${TIER === "full" ? "every transition" : "one transition"} into VXLAN 
       ).to.deep.equal([]);
       if (felixPath(from, to)) {
         expect(r.cluster_routes, "Felix's path").to.match(/^Felix: /);
-        expect(p.lost, "no probe lost on Felix's path").to.equal(0);
+        expectNoLoss(p, steps);
       } else {
         expect(r.cluster_routes, "BIRD's path").to.match(/^BIRD: /);
         // Lost probes may lie in the tunnel pool's creation too: BIRD's refeed when confd reloads it (TUNNEL_POOL_STEP).

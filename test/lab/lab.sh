@@ -8,7 +8,8 @@
 #
 # State lives in $LAB_STATE (default <repo>/.lab). Ports: LAB_ETCD_PORT (23790),
 # LAB_ETCD_PEER_PORT (23800), LAB_APISERVER_PORT (26443), LAB_KCM_PORT (26257),
-# LAB_SCHEDULER_PORT (26259). LAB_KEEP_FAILED=1 leaves a failed `up` running for a look.
+# LAB_SCHEDULER_PORT (26259). LAB_KEEP_FAILED=1 leaves a failed `up` running for a look. LAB_KEEP_LOGS=DIR makes
+# `down` copy the lab's logs (the control plane's, the kubelet's, each calico-node service's) into a new folder in DIR.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -648,6 +649,23 @@ calico_node_rss() {
 pid_of() { cat "$RUN/$1.pid" 2>/dev/null || true; }
 alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 
+# LAB_KEEP_LOGS=DIR: before the state goes, its logs into DIR/<time>-<profile>-<state folder's name>, so that a
+# test's lab (removed in its after hook) leaves Felix's, confd's and BIRD's logs for a look.
+keep_logs() {
+	[ -n "${LAB_KEEP_LOGS:-}" ] && [ -d "$LAB_STATE" ] || return 0
+	local dest f
+	local profile=lab
+	[ -f "$LAB_STATE/profile" ] && read -r profile _ <"$LAB_STATE/profile"
+	dest=$LAB_KEEP_LOGS/$(date -u +%Y%m%dT%H%M%S)-$profile-$(basename "$LAB_STATE")
+	mkdir -p "$dest"
+	cp -r "$LOGS" "$dest/lab" 2>/dev/null || true
+	for f in "$LAB_STATE"/nodes/*/log; do
+		[ -d "$f" ] && cp -r "$f" "$dest/$(basename "$(dirname "$f")")" 2>/dev/null || true
+	done
+	cp "$LAB_STATE"/kubelet/status.json "$dest/" 2>/dev/null || true
+	log "logs kept in $dest"
+}
+
 cmd_down() {
 	local name pid i
 	kubelet_down
@@ -663,6 +681,7 @@ cmd_down() {
 		for i in $(seq 1 50); do alive "$pid" || break; sleep 0.1; done
 		alive "$pid" && kill -KILL "$pid" 2>/dev/null || true
 	done
+	keep_logs
 	rm -rf "$LAB_STATE"
 	log "down"
 }

@@ -128,6 +128,20 @@ EOF
 	ip netns exec "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
 		net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
 	[ "$LAB_TUNL0" = 0 ] || tunl0_up "$i"
+	monitor_up "$i"
+}
+
+# Every link, route and neighbour change in a node's namespace, timestamped by the kernel's notification, in
+# <state>/log/monitor-node-N.log: which route went when, and through which device, so that a lost probe can be
+# placed against what the agents did (lab.sh's LAB_KEEP_LOGS keeps the file). `ip monitor` runs in the namespace
+# and ends with its other processes at down.
+monitor_up() {
+	local i=$1 pidfile=$NET_STATE/monitor-$1.pid
+	if [ -f "$pidfile" ] && pid_alive "$(cat "$pidfile")"; then return 0; fi
+	mkdir -p "$LAB_STATE/log"
+	setsid ip netns exec "$(ns_name "$i")" ip -ts -o monitor link route neigh \
+		>>"$LAB_STATE/log/monitor-node-$i.log" 2>&1 </dev/null &
+	echo $! >"$pidfile"
 }
 
 # ---- tunl0: a stand-in for the kernel's IP-in-IP device -------------------------------------------
@@ -333,7 +347,7 @@ kill_pidfile() {
 cmd_down() {
 	load_config
 	local f i ns
-	for f in "$LAB_STATE"/prober/*.pid "$NET_STATE"/relay-*.pid "$RUN/sshd.pid"; do
+	for f in "$LAB_STATE"/prober/*.pid "$NET_STATE"/relay-*.pid "$NET_STATE"/monitor-*.pid "$RUN/sshd.pid"; do
 		[ -e "$f" ] && kill_pidfile "$f"
 	done
 	# Pods' namespaces (made by the lab's kubelet for the CNI plugin).
