@@ -26,6 +26,7 @@ import {
   nodesStatus,
   expectLossInPoolSwitch,
   lossByStep,
+  expectNoLoss,
   TUNNEL_POOL_STEP,
   poolSwitchTitle,
   type StepTiming,
@@ -236,15 +237,15 @@ describe("the real calico-node in the lab", function () {
 
   // Issue 10: tunnel_pool_cidr. A Tunnel-only VXLAN pool gives every node its VTEP while BIRD still carries the IPIP
   // pool (reference/real-calico-node.md, "Pre-allocated VTEPs"); at the main pool's switch the VTEPs stay, so Felix
-  // does not restart for a new one and routes the blocks at once. What is left is the race at the pool write between
-  // BIRD's withdrawal of the IPIP routes (confd reloads it) and Felix's VXLAN routes. The bound comes from this run:
-  // a tenth of the in-place switch's loss and longest gap, all of it inside the pool switch step.
+  // does not restart for a new one and routes the blocks at once. On BIRD's path (Calico < 3.31) what is left is the
+  // race at the pool write between BIRD's withdrawal of the IPIP routes (confd reloads it) and Felix's VXLAN routes,
+  // bound from this run: a tenth of the in-place switch's loss and longest gap, all of it inside the pool switch step.
   // IPAM's maxBlocksPerHost is set to 1 first, while every node holds a block of default-pool: Calico counts a
   // node's blocks in the pools an allocation asks for (libcalico-go ipam.go autoAssign, numBlocksOwned from
   // prepareAffinityBlocksForHost), so the tunnel pool's /32 block is allowed, and no refusal is needed for it.
   // On Calico >= 3.31 the same option takes Felix's path (src/calico/shared/cluster-routes.ts): programClusterRoutes
   // Enabled before the tunnel pool, so Felix alone replaces each block's route at the switch, and no probe is lost.
-  it("IPIP/bird -> VXLAN/vxlan with tunnel_pool_cidr and maxBlocksPerHost 1: VTEPs from the tunnel pool first, none moves; on Calico >= 3.31 by Felix's path, under a tenth of the in-place loss", async () => {
+  it("IPIP/bird -> VXLAN/vxlan with tunnel_pool_cidr and maxBlocksPerHost 1: VTEPs from the tunnel pool first, none moves; on Calico >= 3.31 Felix's path loses nothing; before, BIRD's under a tenth of the in-place loss", async () => {
     const VXLAN_ADDR = "projectcalico.org/IPv4VXLANTunnelAddr";
     const TUNNEL_CIDR = "172.30.0.0/24";
     expect(kubeletStatus(lab).summary.birdRunning, "the lab is on IPIP/bird").to.equal(3);
@@ -274,18 +275,23 @@ describe("the real calico-node in the lab", function () {
     expect(p.sent).to.be.greaterThan(5000);
     expect(inPlace, "the in-place switch ran first").to.not.equal(null);
     expect(inPlace?.lost, "the in-place yardstick lost probes").to.be.greaterThan(0);
-    // Felix's path on Calico >= 3.31: 0 of 69744 on a quiet machine (2026-12-02), but 15 of 279252 pod-to-pod probes
-    // in 200 ms at load average 45 (four labs on 2 cores), mechanism not yet found (issue 20): held here to the
-    // bound of BIRD's path until it is; tunnel-pool-tour.test asserts 0 on its Felix-path pairs.
     expect(r.cluster_routes, "the path").to.match(
       hasClusterRoutes(calico) ? /^Felix: / : /^BIRD: /,
     );
-    // Lost probes may lie in the tunnel pool's creation too: BIRD's refeed when confd reloads it (TUNNEL_POOL_STEP).
-    expectLossInPoolSwitch(p, steps, poolSwitchTitle(), TUNNEL_POOL_STEP);
-    expect(p.longest_gap_ms, `by step ${JSON.stringify(lossByStep(p, steps))}`).to.be.below(
-      (inPlace?.longest_gap_ms ?? 0) / 10,
-    );
-    expect(p.lost).to.be.below((inPlace?.lost ?? 0) / 10);
+    if (hasClusterRoutes(calico)) {
+      // Felix's path on Calico >= 3.31: Felix alone replaces each block's route at the switch, so nothing is lost,
+      // the backend's roll included. Once (2026-12-03, load 45, four labs on 2 cores) 15 of 279252 probes were lost
+      // here, mechanism not found; 0 in every run since (test/bench/FIGURES.md, issue 20 item 5).
+      expectNoLoss(p, steps);
+    } else {
+      // BIRD's path (Calico < 3.31): the race between BIRD's withdrawal and Felix's routes at the pool write. Lost
+      // probes may lie in the tunnel pool's creation too: BIRD's refeed when confd reloads it (TUNNEL_POOL_STEP).
+      expectLossInPoolSwitch(p, steps, poolSwitchTitle(), TUNNEL_POOL_STEP);
+      expect(p.longest_gap_ms, `by step ${JSON.stringify(lossByStep(p, steps))}`).to.be.below(
+        (inPlace?.longest_gap_ms ?? 0) / 10,
+      );
+      expect(p.lost).to.be.below((inPlace?.lost ?? 0) / 10);
+    }
     expect(r.warnings ?? [], "no VTEP moved across the switch").to.not.satisfy((w: string[]) =>
       w.some((x) => x.includes("changed across the switch")),
     );

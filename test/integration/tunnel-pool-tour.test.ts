@@ -30,6 +30,7 @@ import type { StepTiming } from "../support/lab.js";
 import {
   BACKEND_ROLL_STEP,
   expectLossInPoolSwitch,
+  expectNoLoss,
   TUNNEL_POOL_STEP,
   poolSwitchTitle,
   labDown,
@@ -93,17 +94,6 @@ async function measured(
   expect(r.migrated_to).to.deep.include({ backend: to.network_backend });
   expect(p.sent, "the prober ran").to.be.greaterThan(1000);
   return { r, steps, p };
-}
-
-/** Felix's path loses no probe; a failure says in which steps and pairs the lost ones were sent. */
-function expectNoLoss(p: ProberFigures, steps: StepTiming[]): void {
-  const where = (): string =>
-    `by step ${JSON.stringify(lossByStep(p, steps))}; by pair ${JSON.stringify(
-      Object.fromEntries(
-        p.pairs.filter((x) => x.lost > 0).map((x) => [`${x.from} -> ${x.to}`, x.lost]),
-      ),
-    )}`;
-  expect(p.lost, `no probe lost on Felix's path: ${p.lost > 0 ? where() : ""}`).to.equal(0);
 }
 
 async function vteps(lab: Lab): Promise<Record<string, string>> {

@@ -316,6 +316,21 @@ export function expectLossInPoolSwitch(
 }
 
 /**
+ * Felix's path (programClusterRoutes) loses no probe: one agent owns every route through the switch. A failure says
+ * in which steps and pairs the lost probes were sent, so that the mechanism can be looked for in the lab's logs
+ * (LAB_KEEP_LOGS keeps Felix's, BIRD's and each node's `ip monitor` at the lab's down).
+ */
+export function expectNoLoss(p: ProberFigures, steps: StepTiming[]): void {
+  const where = (): string =>
+    `by step ${JSON.stringify(lossByStep(p, steps))}; by pair ${JSON.stringify(
+      Object.fromEntries(
+        p.pairs.filter((x) => x.lost > 0).map((x) => [`${x.from} -> ${x.to}`, x.lost]),
+      ),
+    )}`;
+  expect(p.lost, `no probe lost on Felix's path: ${p.lost > 0 ? where() : ""}`).to.equal(0);
+}
+
+/**
  * The step that creates the Tunnel-only VXLAN pool (tunnel_pool_cidr). Lost probes may lie in it as well as in the
  * pool switch, by a named mechanism: each pool create or update makes confd re-render BIRD's kernel filter and
  * reload BIRD (sv hup bird), and BIRD's refeed deletes and re-adds every route the filter still accepts, the IPIP
