@@ -70,8 +70,13 @@ export async function labUp(
   return readLabEnv();
 }
 
+/** Stops the lab; after a failed test (test/support/chai-config.ts) it keeps the lab's logs in .cache/lab-logs. */
 export async function labDown(): Promise<void> {
-  await execa("bash", [LAB_SH, "down"], { reject: false });
+  const keep =
+    process.env.CALICO_ENCAP_TEST_FAILED && !process.env.LAB_KEEP_LOGS
+      ? { LAB_KEEP_LOGS: join(REPO, ".cache", "lab-logs") }
+      : {};
+  await execa("bash", [LAB_SH, "down"], { reject: false, env: keep });
 }
 
 /** The datastore options that reach the lab, with a quick poll for calico_encap_migrate. */
