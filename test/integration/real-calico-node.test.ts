@@ -108,6 +108,11 @@ describe("the real calico-node in the lab", function () {
       const s = kubeletStatus(lab).nodes[node];
       expect(s?.podReady, `${node} calico-node Ready`).to.equal(true);
       expect(s?.backend).to.equal("bird");
+      // The node's ip monitor (test/lab/net.sh) ran from before calico-node: it recorded BIRD adding its routes.
+      const monitor = readFileSync(join(lab.state, "log", `monitor-${node}.log`), "utf8");
+      expect(monitor, `${node}'s ip monitor log`).to.match(
+        /^\[[-0-9T:.]+\] \S+ via .* proto bird/m,
+      );
     }
     // calico-node -startup writes its own version (the build's buildinfo stamp) into ClusterInformation.
     const info = JSON.parse(
