@@ -8,12 +8,15 @@
 // Measured, from the same run as each migration: IPv6 loss, by the prober's IPv6 pairs (pod to pod and host to
 // remote pod, over the IPv6 addresses the real Calico CNI plugin gave the pods from the IPv6 pool, with Kubespray's
 // dual-stack conflist), next to the IPv4 pairs. Each family's lost probes are held inside the step that switched
-// its pool; where no pool changes (refused runs, no change) nothing may be lost. Substitution: none for IPv6
-// (no IP-in-IP on IPv6); the IPv4 pool's IPIP routes are BIRD's without the IP-in-IP header (test/lab/README.md).
+// its pool; where no pool changes (refused runs, no change) IPv4 loses nothing and IPv6 only at Felix's IPv6 route
+// resyncs (Calico v3.31.0 deletes and re-adds every IPv6 route it owns at each, test/support/route-resyncs.ts).
+// Substitution: none for IPv6 (no IP-in-IP on IPv6); the IPv4 pool's IPIP routes are BIRD's without the IP-in-IP
+// header (test/lab/README.md).
 
 import { expect } from "chai";
 import { runTask } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
+import { labIpv6RouteDeletions, unexplainedIpv6Outages } from "../support/route-resyncs.js";
 import { execa } from "execa";
 import type { ProberFigures, StepTiming } from "../support/lab.js";
 import {
@@ -64,6 +67,7 @@ async function v6BirdBlockRoutes(): Promise<number[]> {
 }
 
 const POOLS = { ipv4: "default-pool", ipv6: "default-pool-ipv6" } as const;
+const NODES = ["node-1", "node-2", "node-3"];
 
 /** Prints each family's figures of one migration (a line per family). */
 function printFamilies(what: string, p: ProberFigures): void {
@@ -89,19 +93,33 @@ const V6_OUTSIDE_MS = 500;
 
 /**
  * Each family's bound from the same run. IPv4: when the migration switched its pool (a step of the result), every
- * lost probe was sent inside that step; when not, none was lost. IPv6: when not switched, none lost; when switched,
+ * lost probe was sent inside that step; when not, none was lost. IPv6: when not switched, none lost but at Felix's
+ * IPv6 route resyncs (each outage within a second of one on its sending or receiving node); when switched,
  * the longest gap and the count fit in the IPv6 pool's switch step, and what was lost outside it lay inside other
  * steps of the run, in runs shorter than V6_OUTSIDE_MS and at most V6_OUTSIDE_MS of its probes in all (measured:
  * a few probes at Felix's restarts in the steps before, e.g. 27 of 87128 in the IPv4 pool's switch: a restarted
- * Felix deletes and re-adds its IPv6 routes, not its IPv4 ones; test/lab/README.md). Every family sent probes.
+ * Felix deletes and re-adds its IPv6 routes, not its IPv4 ones; test/support/route-resyncs.ts). Every family sent
+ * probes.
  */
-function expectFamiliesBounded(p: ProberFigures, steps: StepTiming[]): void {
+function expectFamiliesBounded(p: ProberFigures, steps: StepTiming[], state: string): void {
   for (const family of ["ipv4", "ipv6"] as const) {
     const f = familyFigures(p, family);
     expect(f.sent, `${family} probes sent`).to.be.above(0);
     const title = poolSwitchTitle(POOLS[family]);
     if (!steps.some((s) => title.test(s.title))) {
-      expect(f.lost, `${family} probes lost while its pool kept its routes' owner`).to.equal(0);
+      if (family === "ipv4" || f.lost === 0) {
+        expect(f.lost, `${family} probes lost while its pool kept its routes' owner`).to.equal(0);
+        continue;
+      }
+      // IPv6 on Calico v3.31.0: only at Felix's IPv6 route resyncs, which delete and re-add every IPv6 route it owns
+      // (test/support/route-resyncs.ts), each seen in the sending or the receiving node's ip monitor.
+      const { outages, complete } = unexplainedIpv6Outages(p, labIpv6RouteDeletions(state, NODES));
+      expect(complete, "the prober's outages account for every lost IPv6 probe").to.equal(true);
+      expect(
+        outages,
+        `ipv6 probes lost while its pool kept its routes' owner, away from any IPv6 route resync of Felix's (${f.lost} lost)`,
+      ).to.deep.equal([]);
+      console.log(`      ipv6: ${f.lost} lost, each at one of Felix's IPv6 route resyncs`);
     } else if (family === "ipv4") {
       expectLossInPoolSwitch(f, steps, title);
     } else {
@@ -216,7 +234,7 @@ describe("calico_encap_migrate on a dual-stack cluster", function () {
     const steps = r.steps as StepTiming[];
     printLossBySteps(p, steps);
     expect(steps.some((s) => poolSwitchTitle(POOLS.ipv6).test(s.title))).to.equal(true);
-    expectFamiliesBounded(p, steps);
+    expectFamiliesBounded(p, steps, lab.state);
     expect(nodesStatus(lab).summary.birdRunning).to.equal(3);
     await waitUntil("BIRD6's routes to the other nodes' IPv6 blocks", async () =>
       (await v6BirdBlockRoutes()).every((n) => n === 2),
@@ -251,7 +269,7 @@ describe("calico_encap_migrate on a dual-stack cluster", function () {
     }
     const p = await readProber(lab);
     printFamilies("refused runs (IPv6 over BIRD6)", p);
-    expectFamiliesBounded(p, []);
+    expectFamiliesBounded(p, [], lab.state);
     expect(await v6BirdBlockRoutes()).to.deep.equal([2, 2, 2]);
     const c = await check({ ...IPIP_NATIVE6, pool_blocksize: 26 });
     expect(c.failed, c.msg).to.not.equal(true);
@@ -267,7 +285,7 @@ describe("calico_encap_migrate on a dual-stack cluster", function () {
     const steps = r.steps as StepTiming[];
     printLossBySteps(p, steps);
     expect(steps.some((s) => poolSwitchTitle(POOLS.ipv6).test(s.title))).to.equal(true);
-    expectFamiliesBounded(p, steps);
+    expectFamiliesBounded(p, steps, lab.state);
     expect(await v6Addresses()).to.equal(3);
     await waitUntil("Felix's IPv6 VXLAN routes", async () =>
       (await v6VxlanBlockRoutes()).every((n) => n === 2),
@@ -283,6 +301,6 @@ describe("calico_encap_migrate on a dual-stack cluster", function () {
     printFamilies("no change", p);
     expect(r.failed, r.msg).to.not.equal(true);
     expect(r.changed).to.equal(false);
-    expectFamiliesBounded(p, []);
+    expectFamiliesBounded(p, [], lab.state);
   });
 });
