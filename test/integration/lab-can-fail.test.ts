@@ -3,6 +3,8 @@
 // Kubespray v2.19.1's own role now: test/integration/kubespray-role.test.ts.
 
 import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Lab } from "../support/lab.js";
 import { LAB_NODES, kubesprayDocumentedSteps } from "../support/kubespray-steps.js";
 import {
@@ -37,10 +39,12 @@ async function settledLab(): Promise<Lab> {
 
 describe("the lab can fail", function () {
   this.timeout(300000);
+  let lastLab: Lab | null = null;
   after(labDown);
 
   it("Kubespray's four documented steps end on VXLAN; the loss on the way is measured", async () => {
     const lab = await settledLab();
+    lastLab = lab;
     const t0 = Date.now();
     const { poolWriteAt } = await kubesprayDocumentedSteps(lab);
     await new Promise((r) => setTimeout(r, 2000));
@@ -61,5 +65,32 @@ describe("the lab can fail", function () {
     await new Promise((r) => setTimeout(r, 2000));
     const after = await readProber(lab);
     expect(after.lost, "traffic flows through VXLAN afterwards").to.equal(0);
+  });
+
+  // The prober's own failure, told apart from the network's: an agent held off the CPU (here stopped, as a loaded
+  // machine can hold it) lets its socket's receive buffer fill, and the kernel drops what the network delivered.
+  // The report counts those drops (UDP RcvbufErrors of the agents' namespaces), and every loss message names them.
+  it("a stalled prober agent's lost probes show as its socket's drops (RcvbufErrors), not only as loss", async () => {
+    expect(lastLab, "the lab of the test before, its prober running").to.not.equal(null);
+    const lab = lastLab!;
+    const pid = Number(readFileSync(join(lab.state, "prober", "node-2.pid"), "utf8").trim());
+    await resetProber(lab);
+    const quiet = await readProber(lab);
+    expect(quiet.rcvbuf_errors, "no drops while every agent runs").to.equal(0);
+    process.kill(pid, "SIGSTOP");
+    try {
+      await new Promise((r) => setTimeout(r, 3000));
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    const stalled = await readProber(lab);
+    console.log(
+      `      node-2's agent stopped 3 s: ${stalled.lost} of ${stalled.sent} probes lost; its namespace's sockets dropped ${stalled.rcvbuf_errors}`,
+    );
+    expect(stalled.lost, "the stalled agent's pairs lose probes").to.be.greaterThan(0);
+    expect(stalled.rcvbuf_errors, "the kernel counted the agent's socket drops").to.be.greaterThan(
+      0,
+    );
   });
 });

@@ -40,6 +40,7 @@ import {
   nodesStatus,
   readProber,
   realCalicoNode,
+  proberDrops,
   resetProber,
   startProber,
   waitUntil,
@@ -89,7 +90,8 @@ async function measured(
   console.log(
     `      ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms; steps ${steps.map((s) => `[${s.title.split(" ").slice(0, 3).join(" ")}] ${s.seconds} s`).join(", ")}`,
   );
-  if (p.lost > 0) console.log(`      lost by step: ${JSON.stringify(lossByStep(p, steps))}`);
+  if (p.lost > 0)
+    console.log(`      lost by step: ${JSON.stringify(lossByStep(p, steps))}${proberDrops(p)}`);
   expect(r.failed, r.msg).to.not.equal(true);
   expect(r.migrated_to).to.deep.include({ backend: to.network_backend });
   expect(p.sent, "the prober ran").to.be.greaterThan(1000);

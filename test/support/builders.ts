@@ -76,5 +76,12 @@ export function proberFigures(
     last_lost_at: last,
     rate_pps: 1200,
   };
-  return { ...totals, agents: 3, pairs: [], families: { ipv4: totals }, summaries: [] };
+  return {
+    ...totals,
+    agents: 3,
+    pairs: [],
+    families: { ipv4: totals },
+    rcvbuf_errors: 0,
+    summaries: [],
+  };
 }

@@ -316,8 +316,21 @@ export function expectLossInPoolSwitch(
     from.source === title.source && to.source === title.source
       ? "the pool switch step"
       : `the steps from '${from.source}' to '${to.source}'`;
-  expect(outside, `every lost probe was sent during ${where}: ${outside}`).to.equal(null);
+  expect(
+    outside,
+    `every lost probe was sent during ${where}: ${outside}${proberDrops(p)}`,
+  ).to.equal(null);
   return windowMs;
+}
+
+/**
+ * What a loss message adds about the prober itself: how many datagrams the kernel dropped at a full agent socket
+ * (RcvbufErrors) since the reset. Not subtracted from any count: it tells whether a stalled agent, rather than the
+ * network, may have lost the probes.
+ */
+export function proberDrops(p: LossFigures | ProberFigures): string {
+  if (!("rcvbuf_errors" in p) || p.rcvbuf_errors === null) return "";
+  return `; the agents' sockets dropped ${p.rcvbuf_errors} datagram(s) at a full receive buffer (UDP RcvbufErrors in the nodes' namespaces)`;
 }
 
 /**
@@ -332,7 +345,10 @@ export function expectNoLoss(p: ProberFigures, steps: StepTiming[]): void {
         p.pairs.filter((x) => x.lost > 0).map((x) => [`${x.from} -> ${x.to}`, x.lost]),
       ),
     )}`;
-  expect(p.lost, `no probe lost on Felix's path: ${p.lost > 0 ? where() : ""}`).to.equal(0);
+  expect(
+    p.lost,
+    `no probe lost on Felix's path: ${p.lost > 0 ? where() + proberDrops(p) : ""}`,
+  ).to.equal(0);
 }
 
 /**

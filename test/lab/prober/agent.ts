@@ -11,6 +11,7 @@ import { createSocket } from "node:dgram";
 import { readFileSync, readlinkSync, renameSync, writeFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
 import { hex6 } from "./inet6.js";
+import { readRcvbufErrors } from "./snmp.js";
 import type { AgentConfig, Family, PairSummary, ProberSummary } from "./types.js";
 
 const MAGIC = 0xca1b;
@@ -48,6 +49,15 @@ function configFromArgs(): AgentConfig {
   return JSON.parse(readFileSync(file, "utf8")) as AgentConfig;
 }
 
+/** This process's network namespace (`net:[inode]`): agents sharing one read the same UDP counters. */
+function netns(): string {
+  try {
+    return readlinkSync("/proc/self/ns/net");
+  } catch {
+    return "";
+  }
+}
+
 function inRootNetns(): boolean {
   try {
     return readlinkSync("/proc/self/ns/net") === readlinkSync("/proc/1/ns/net");
@@ -64,6 +74,7 @@ function main(): void {
   const startedAt = now();
   let epoch = 1;
   let resetAt = startedAt;
+  let rcvbufAtReset = readRcvbufErrors(cfg.family ?? "ipv4");
   let ticks = 0;
   let bound = false;
   let stopped = false;
@@ -192,6 +203,11 @@ function main(): void {
     expire(t);
   };
 
+  const rcvbufSinceReset = (): number | null => {
+    const n = readRcvbufErrors(cfg.family ?? "ipv4");
+    return n === null || rcvbufAtReset === null ? null : n - rcvbufAtReset;
+  };
+
   const summary = (): ProberSummary => {
     const t = now();
     const elapsed = Math.max((t - resetAt) / 1000, 1e-3);
@@ -230,6 +246,8 @@ function main(): void {
       interval_ms: cfg.intervalMs,
       timeout_ms: cfg.timeoutMs,
       echoed,
+      netns: netns(),
+      udp_rcvbuf_errors: rcvbufSinceReset(),
       pairs: pairSummaries,
     };
   };
@@ -267,6 +285,7 @@ function main(): void {
   const reset = (): void => {
     epoch++;
     resetAt = now();
+    rcvbufAtReset = readRcvbufErrors(cfg.family ?? "ipv4");
     ticks = 0;
     pairs = cfg.targets.map(newPair);
     index = byAddress();

@@ -74,6 +74,12 @@ export interface ProberReport extends LossFigures {
   pairs: PairReport[];
   /** The same figures per address family; ipv6 only when some agent probes over IPv6 (dual-stack labs). */
   families: { ipv4: LossFigures; ipv6?: LossFigures };
+  /**
+   * UDP datagrams the agents' namespaces dropped since the reset because an agent's socket buffer was full
+   * (RcvbufErrors, summed once per namespace and family): probes and echoes the network delivered and a stalled
+   * agent lost. Null when no agent says (older agents, a kernel without the counter).
+   */
+  rcvbuf_errors: number | null;
   summaries: ProberSummary[];
 }
 
@@ -293,8 +299,21 @@ export function report(summaries: ProberSummary[]): ProberReport {
       ipv4: lossFigures(pairs.filter((p) => p.family === "ipv4")),
       ...(v6.length > 0 ? { ipv6: lossFigures(v6) } : {}),
     },
+    rcvbuf_errors: rcvbufErrors(summaries),
     summaries,
   };
+}
+
+/** RcvbufErrors of the agents' namespaces: agents sharing a namespace and family read one counter, counted once. */
+export function rcvbufErrors(summaries: ProberSummary[]): number | null {
+  const byNamespace = new Map<string, number>();
+  for (const s of summaries) {
+    const n = s.udp_rcvbuf_errors;
+    if (typeof n !== "number") continue;
+    const key = `${s.netns ?? s.node}/${s.family ?? "ipv4"}`;
+    byNamespace.set(key, Math.max(byNamespace.get(key) ?? 0, n));
+  }
+  return byNamespace.size === 0 ? null : [...byNamespace.values()].reduce((a, n) => a + n, 0);
 }
 
 /** Sums a set of pairs: probes sent and lost, the longest gap, the first and last loss, the rate. */

@@ -66,5 +66,13 @@ export interface ProberSummary {
   interval_ms: number;
   timeout_ms: number;
   echoed: number;
+  /** The agent's network namespace (`net:[inode]`); absent from agents older than this field. */
+  netns?: string;
+  /**
+   * UDP datagrams of the agent's family its namespace's kernel dropped since the reset because a socket's receive
+   * buffer was full (RcvbufErrors): delivered by the network, lost by a stalled agent. Null where the kernel does not
+   * say; absent from agents older than this field.
+   */
+  udp_rcvbuf_errors?: number | null;
   pairs: PairSummary[];
 }
