@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Lab } from "../support/lab.js";
+import type { Lab, ProberFigures } from "../support/lab.js";
 import { LAB_NODES, kubesprayDocumentedSteps } from "../support/kubespray-steps.js";
 import {
   hasVxlanDevice,
@@ -70,27 +70,42 @@ describe("the lab can fail", function () {
   // The prober's own failure, told apart from the network's: an agent held off the CPU (here stopped, as a loaded
   // machine can hold it) lets its socket's receive buffer fill, and the kernel drops what the network delivered.
   // The report counts those drops (UDP RcvbufErrors of the agents' namespaces), and every loss message names them.
-  it("a stalled prober agent's lost probes show as its socket's drops (RcvbufErrors), not only as loss", async () => {
+  // The agents ask for 4 MiB: a 3 s stall then drops nothing (its probes are lost to the 1 s timeout); at 64 KiB the
+  // same stall overflows the buffer and the count rises.
+  it("a stalled prober agent's socket drops are counted (RcvbufErrors), and its 4 MiB buffer holds a 3 s stall", async () => {
     expect(lastLab, "the lab of the test before, its prober running").to.not.equal(null);
     const lab = lastLab!;
-    const pid = Number(readFileSync(join(lab.state, "prober", "node-2.pid"), "utf8").trim());
-    await resetProber(lab);
-    const quiet = await readProber(lab);
-    expect(quiet.rcvbuf_errors, "no drops while every agent runs").to.equal(0);
-    process.kill(pid, "SIGSTOP");
-    try {
-      await new Promise((r) => setTimeout(r, 3000));
-    } finally {
-      process.kill(pid, "SIGCONT");
-    }
-    await new Promise((r) => setTimeout(r, 1500));
-    const stalled = await readProber(lab);
+    const stall = async (): Promise<ProberFigures> => {
+      const pid = Number(readFileSync(join(lab.state, "prober", "node-2.pid"), "utf8").trim());
+      await resetProber(lab);
+      const quiet = await readProber(lab);
+      expect(quiet.lost, "no loss while every agent runs").to.equal(0);
+      expect(quiet.rcvbuf_errors, "no drops while every agent runs").to.equal(0);
+      process.kill(pid, "SIGSTOP");
+      try {
+        await new Promise((r) => setTimeout(r, 3000));
+      } finally {
+        process.kill(pid, "SIGCONT");
+      }
+      await new Promise((r) => setTimeout(r, 1500));
+      return readProber(lab);
+    };
+    const granted = (p: ProberFigures): number => p.rcvbuf_bytes ?? 0;
+    const big = await stall();
     console.log(
-      `      node-2's agent stopped 3 s: ${stalled.lost} of ${stalled.sent} probes lost; its namespace's sockets dropped ${stalled.rcvbuf_errors}`,
+      `      node-2's agent stopped 3 s, ${granted(big)} bytes granted: ${big.lost} of ${big.sent} lost; dropped ${big.rcvbuf_errors}`,
     );
-    expect(stalled.lost, "the stalled agent's pairs lose probes").to.be.greaterThan(0);
-    expect(stalled.rcvbuf_errors, "the kernel counted the agent's socket drops").to.be.greaterThan(
+    expect(granted(big), "every agent got its 4 MiB buffer").to.be.at.least(4 * 1024 * 1024);
+    expect(big.lost, "the stalled agent's pairs lose probes (the 1 s timeout)").to.be.greaterThan(
       0,
     );
+    expect(big.rcvbuf_errors, "a 4 MiB buffer holds a 3 s stall").to.equal(0);
+    await startProber(lab, 600, 64 * 1024);
+    const small = await stall();
+    console.log(
+      `      the same with ${granted(small)} bytes granted: ${small.lost} of ${small.sent} lost; dropped ${small.rcvbuf_errors}`,
+    );
+    expect(granted(small)).to.be.below(4 * 1024 * 1024);
+    expect(small.rcvbuf_errors, "the kernel counted the agent's socket drops").to.be.greaterThan(0);
   });
 });

@@ -82,6 +82,7 @@ export function proberFigures(
     pairs: [],
     families: { ipv4: totals },
     rcvbuf_errors: 0,
+    rcvbuf_bytes: 8388608,
     summaries: [],
   };
 }

@@ -422,7 +422,11 @@ export function lossOutsideStep(
  * Starts the prober: with the real calico-node, on the prober's pods (pod to pod, and host to remote pod); on a
  * stand-in lab, on the pod addresses of the data plane the stand-in programmed.
  */
-export async function startProber(lab: Lab, maxSeconds = 1800): Promise<void> {
+export async function startProber(
+  lab: Lab,
+  maxSeconds = 1800,
+  recvBufferBytes?: number,
+): Promise<void> {
   const pods = join(lab.state, "kubelet", "pods.json");
   await execa("node", [
     PROBER,
@@ -434,6 +438,7 @@ export async function startProber(lab: Lab, maxSeconds = 1800): Promise<void> {
     lab.state,
     "--max-seconds",
     String(maxSeconds),
+    ...(recvBufferBytes ? ["--recv-buffer", String(recvBufferBytes)] : []),
   ]);
 }
 

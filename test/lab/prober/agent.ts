@@ -18,6 +18,7 @@ const MAGIC = 0xca1b;
 const PROBE = 1;
 const ECHO = 2;
 const PACKET = 12; // magic u16, type u8, pad u8, epoch u32, seq u32
+const DEFAULT_RECV_BUFFER = 4 * 1024 * 1024;
 const MAX_CATCH_UP = 20; // after a longer stall the missed probes are skipped, not burst
 const MAX_OUTAGES = 100; // per pair; later runs of loss still count in lost, first_lost_at and last_lost_at
 const OUTAGE_JOIN = 3; // lost probes sent within this many intervals of each other belong to one outage
@@ -104,7 +105,14 @@ function main(): void {
   let index = byAddress();
 
   const family: Family = cfg.family ?? "ipv4";
-  const sock = createSocket(family === "ipv6" ? "udp6" : "udp4");
+  // The socket's receive buffer holds what arrives while the agent is held off the CPU. At the kernel's default
+  // (212992 bytes) a loaded machine's stall of a few hundred ms filled it during calico-node's roll, and the kernel
+  // dropped probes and echoes the network had delivered (RcvbufErrors: 5 of 5 lost, 2026-12-04, load 30-34). The
+  // kernel caps the size at net.core.rmem_max; the summary says what it granted.
+  const sock = createSocket({
+    type: family === "ipv6" ? "udp6" : "udp4",
+    recvBufferSize: cfg.recvBufferBytes ?? DEFAULT_RECV_BUFFER,
+  });
   const packet = (type: number, ep: number, seq: number): Buffer => {
     const b = Buffer.alloc(PACKET);
     b.writeUInt16BE(MAGIC, 0);
@@ -248,6 +256,7 @@ function main(): void {
       echoed,
       netns: netns(),
       udp_rcvbuf_errors: rcvbufSinceReset(),
+      rcvbuf_bytes: bound ? sock.getRecvBufferSize() : null,
       pairs: pairSummaries,
     };
   };

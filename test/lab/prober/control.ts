@@ -1,6 +1,6 @@
 // Starting, resetting, reading and stopping the prober agents (one per node namespace), for tests and lab.sh.
 //
-//   node dist/test/lab/prober/control.js start --pods PODS.json | --spec SPEC.json [--prefix calab-] [--state DIR] [--max-seconds N]
+//   node dist/test/lab/prober/control.js start --pods PODS.json | --spec SPEC.json [--prefix calab-] [--state DIR] [--max-seconds N] [--recv-buffer BYTES]
 //   node dist/test/lab/prober/control.js reset|read|stop [--state DIR]
 //
 // State defaults to $LAB_STATE, else <repo>/.lab; the prefix to $LAB_NETNS_PREFIX, else calab-.
@@ -33,6 +33,8 @@ export interface ProberOptions {
   timeoutMs?: number;
   /** Default 2 hours. */
   maxSeconds?: number;
+  /** The agents' socket receive buffer; default the agent's, 4 MiB. */
+  recvBufferBytes?: number;
 }
 
 export interface PairReport {
@@ -80,6 +82,8 @@ export interface ProberReport extends LossFigures {
    * agent lost. Null when no agent says (older agents, a kernel without the counter).
    */
   rcvbuf_errors: number | null;
+  /** The smallest receive buffer the kernel granted an agent's socket (bytes); null when no agent says. */
+  rcvbuf_bytes: number | null;
   summaries: ProberSummary[];
 }
 
@@ -203,6 +207,7 @@ export async function startProber(agents: ProbeAgent[], opts: ProberOptions): Pr
       intervalMs: opts.intervalMs ?? 10,
       timeoutMs: opts.timeoutMs ?? 1000,
       maxSeconds: opts.maxSeconds ?? 7200,
+      ...(opts.recvBufferBytes ? { recvBufferBytes: opts.recvBufferBytes } : {}),
       out: join(dir, `${n.name}.json`),
       targets: n.targets.flatMap((t) => {
         const a = byName.get(t);
@@ -300,8 +305,16 @@ export function report(summaries: ProberSummary[]): ProberReport {
       ...(v6.length > 0 ? { ipv6: lossFigures(v6) } : {}),
     },
     rcvbuf_errors: rcvbufErrors(summaries),
+    rcvbuf_bytes: smallestRcvbuf(summaries),
     summaries,
   };
+}
+
+function smallestRcvbuf(summaries: ProberSummary[]): number | null {
+  const sizes = summaries.flatMap((s) =>
+    typeof s.rcvbuf_bytes === "number" ? [s.rcvbuf_bytes] : [],
+  );
+  return sizes.length === 0 ? null : Math.min(...sizes);
 }
 
 /** RcvbufErrors of the agents' namespaces: agents sharing a namespace and family read one counter, counted once. */
@@ -379,10 +392,12 @@ async function cli(): Promise<void> {
         );
       if (agents.length === 0) throw new Error("no agent to start: no pod address yet");
       const max = arg("--max-seconds");
+      const recv = arg("--recv-buffer");
       await startProber(agents, {
         state,
         netnsPrefix: prefix,
         ...(max ? { maxSeconds: Number(max) } : {}),
+        ...(recv ? { recvBufferBytes: Number(recv) } : {}),
       });
       return;
     }

@@ -15,6 +15,8 @@ export interface AgentConfig {
   timeoutMs: number;
   /** The agent stops by itself after this long. */
   maxSeconds: number;
+  /** The receive buffer the agent asks its socket for (SO_RCVBUF, capped by net.core.rmem_max); 4 MiB unless said. */
+  recvBufferBytes?: number;
   /** Summary file. */
   out: string;
   targets: { node: string; address: string }[];
@@ -74,5 +76,7 @@ export interface ProberSummary {
    * say; absent from agents older than this field.
    */
   udp_rcvbuf_errors?: number | null;
+  /** The receive buffer the kernel granted the agent's socket (SO_RCVBUF as read back); null until bound. */
+  rcvbuf_bytes?: number | null;
   pairs: PairSummary[];
 }

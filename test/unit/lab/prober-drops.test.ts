@@ -73,6 +73,14 @@ describe("lab prober: datagrams a stalled agent's socket dropped (UDP RcvbufErro
   it("is null when no agent says (agents older than the field), and in the report", () => {
     expect(rcvbufErrors([agent("node-1", "ipv4", undefined, undefined)])).to.equal(null);
     expect(report([agent("node-1", "ipv4", "net:[1]", 0)]).rcvbuf_errors).to.equal(0);
+    expect(report([agent("node-1", "ipv4", "net:[1]", 0)]).rcvbuf_bytes).to.equal(null);
+    expect(
+      report([
+        { ...agent("node-1", "ipv4", "net:[1]", 0), rcvbuf_bytes: 8388608 },
+        { ...agent("node-2", "ipv4", "net:[2]", 0), rcvbuf_bytes: 131072 },
+      ]).rcvbuf_bytes,
+      "the smallest buffer granted",
+    ).to.equal(131072);
   });
 
   it("a loss message names the agents' drops when the report has them, and nothing otherwise", () => {
