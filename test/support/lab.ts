@@ -369,7 +369,9 @@ export const TUNNEL_POOL_STEP = /^Create IPPool \S+-vxlan-tunnel /;
  * 12 on 2 cores) the in-place switch IPIP Always/bird -> VXLAN Always/vxlan lost probes from its pool switch until
  * 14:51:41.7, during this step, while calico-node rolled on every node with BIRD stopping. The mechanism is not found:
  * issue 20 item 5, calico-node restarts under VXLAN losing probes under load (6 of 67496 on an earlier CI run's
- * VXLAN Always/vxlan -> VXLAN Always/bird roll); the three full tours of that day lost none there.
+ * VXLAN Always/vxlan -> VXLAN Always/bird roll); the three full tours of that day lost none there. On 2026-12-04,
+ * at load 34, one Felix-path pair lost 5 probes in this step and the prober's agents' sockets had dropped 5 (a
+ * stalled agent's full receive buffer): the agents now ask for 4 MiB (test/lab/prober/agent.ts).
  */
 export const BACKEND_ROLL_STEP = /^Switch calico-config to backend /;
 
