@@ -3,6 +3,7 @@
 import optionsSchema from "../../schemas/calico_pool_check.options.json" with { type: "json" };
 import type { Live, Pool } from "../../src/calico/shared/model.js";
 import type { CalicoPoolCheckParams } from "../../src/modules/calico_pool_check.js";
+import type { PairSummary, ProberSummary } from "../lab/prober/types.js";
 import type { ProberFigures } from "./lab.js";
 
 export function schemaDefaults(): CalicoPoolCheckParams {
@@ -84,5 +85,32 @@ export function proberFigures(
     rcvbuf_errors: 0,
     rcvbuf_bytes: 8388608,
     summaries: [],
+  };
+}
+
+/** One prober agent's summary with these pairs (and any field of `extra`), for the prober report's unit tests. */
+export function proberSummary(
+  node: string,
+  family: "ipv4" | "ipv6",
+  pairs: PairSummary[] = [],
+  extra: Partial<ProberSummary> = {},
+): ProberSummary {
+  return {
+    node,
+    address: "x",
+    family,
+    pid: 1,
+    epoch: 1,
+    bound: true,
+    stopped: false,
+    started_at: "",
+    reset_at: "",
+    written_at: "",
+    elapsed_s: 1,
+    interval_ms: 10,
+    timeout_ms: 1000,
+    echoed: 0,
+    ...extra,
+    pairs,
   };
 }

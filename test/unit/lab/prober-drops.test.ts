@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { rcvbufErrors, report } from "../../lab/prober/control.js";
 import { udp6RcvbufErrors, udpRcvbufErrors } from "../../lab/prober/snmp.js";
 import type { ProberSummary } from "../../lab/prober/types.js";
+import { proberSummary } from "../../support/builders.js";
 import { proberDrops } from "../../support/lab.js";
 
 // /proc/net/snmp's Udp lines as this machine's kernel (6.18) writes them, RcvbufErrors the fifth column.
@@ -20,25 +21,11 @@ const agent = (
   family: "ipv4" | "ipv6",
   netns: string | undefined,
   drops: number | null | undefined,
-): ProberSummary => ({
-  node,
-  address: "x",
-  family,
-  pid: 1,
-  epoch: 1,
-  bound: true,
-  stopped: false,
-  started_at: "",
-  reset_at: "",
-  written_at: "",
-  elapsed_s: 1,
-  interval_ms: 10,
-  timeout_ms: 1000,
-  echoed: 0,
-  ...(netns === undefined ? {} : { netns }),
-  ...(drops === undefined ? {} : { udp_rcvbuf_errors: drops }),
-  pairs: [],
-});
+): ProberSummary =>
+  proberSummary(node, family, [], {
+    ...(netns === undefined ? {} : { netns }),
+    ...(drops === undefined ? {} : { udp_rcvbuf_errors: drops }),
+  });
 
 describe("lab prober: datagrams a stalled agent's socket dropped (UDP RcvbufErrors)", () => {
   it("reads RcvbufErrors from the Udp lines of /proc/net/snmp, not UdpLite's", () => {

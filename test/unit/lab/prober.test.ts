@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { report } from "../../lab/prober/control.js";
 import { hex6 } from "../../lab/prober/inet6.js";
 import type { PairSummary, ProberSummary } from "../../lab/prober/types.js";
+import { proberSummary } from "../../support/builders.js";
 
 describe("lab prober: IPv6 pairs", () => {
   it("writes an IPv6 address as /proc/net/if_inet6 does", () => {
@@ -26,23 +27,8 @@ describe("lab prober: IPv6 pairs", () => {
     outages: at ? [{ from: at, to: at, lost }] : [],
     rate_pps: 100,
   });
-  const agent = (node: string, family: "ipv4" | "ipv6", pairs: PairSummary[]): ProberSummary => ({
-    node,
-    address: "x",
-    family,
-    pid: 1,
-    epoch: 1,
-    bound: true,
-    stopped: false,
-    started_at: "",
-    reset_at: "",
-    written_at: "",
-    elapsed_s: 1,
-    interval_ms: 10,
-    timeout_ms: 1000,
-    echoed: 0,
-    pairs,
-  });
+  const agent = (node: string, family: "ipv4" | "ipv6", pairs: PairSummary[]): ProberSummary =>
+    proberSummary(node, family, pairs);
 
   it("reports IPv6 pairs as their own family, counted in the totals", () => {
     const r = report([
