@@ -104,6 +104,12 @@ bridge_up() {
 	ip link show "$LAB_BRIDGE" >/dev/null 2>&1 || ip link add "$LAB_BRIDGE" type bridge
 	ip addr replace "$HOST_ADDR/24" dev "$LAB_BRIDGE"
 	ip link set "$LAB_BRIDGE" up
+	# The prober's agents ask for a 4 MiB socket receive buffer, capped by net.core.rmem_max: raise it to that where
+	# it is lower (never lower it). At the kernel's 212992 a stalled agent dropped probes the network had delivered
+	# (test/lab/README.md, "The data plane, the prober and SSH").
+	local rmem
+	rmem=$(cat /proc/sys/net/core/rmem_max)
+	[ "$rmem" -ge 4194304 ] || sysctl -qw net.core.rmem_max=4194304
 }
 
 node_up() {
