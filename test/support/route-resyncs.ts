@@ -44,11 +44,17 @@ export function labIpv6RouteDeletions(state: string, nodes: string[]): RouteDele
   );
 }
 
+/** The lab node a prober agent runs on: "node-2.host.v6", "node-2.v6", "node-2.host" and "node-2" are node-2's. */
+export function nodeOfAgent(agent: string): string {
+  return agent.replace(/(\.host)?(\.v6)?$/, "");
+}
+
 /** How far an outage's first and last lost probe may lie from a deletion it is put down to. */
 export const RESYNC_SLACK_MS = 1000;
 
 /**
- * The IPv6 outages that no route deletion of Felix's explains: an outage of pair A -> B (A may be "node-N.host") is
+ * The IPv6 outages that no route deletion of Felix's explains: an outage of pair A -> B (the prober's IPv6 agents,
+ * "node-N.v6" for a pod and "node-N.host.v6" for a node's own address) is
  * explained by a deletion on node A or node B within RESYNC_SLACK_MS of its lost probes. `complete` is false when the
  * prober's outages do not account for every lost IPv6 probe (it keeps at most 100 a pair).
  */
@@ -62,7 +68,7 @@ export function unexplainedIpv6Outages(
   for (const pair of p.pairs) {
     if (pair.family !== "ipv6") continue;
     lost += pair.lost;
-    const nodes = [pair.from.replace(/\.host$/, ""), pair.to.replace(/\.host$/, "")];
+    const nodes = [nodeOfAgent(pair.from), nodeOfAgent(pair.to)];
     for (const o of pair.outages) {
       counted += o.lost;
       const a = Date.parse(o.from) - RESYNC_SLACK_MS;

@@ -50,32 +50,28 @@ function configFromArgs(): AgentConfig {
   return JSON.parse(readFileSync(file, "utf8")) as AgentConfig;
 }
 
-/** This process's network namespace (`net:[inode]`): agents sharing one read the same UDP counters. */
-function netns(): string {
+/** A process's network namespace (`net:[inode]`); "" when it cannot be read. Agents sharing one read the same UDP
+ * counters. */
+function netnsOf(pid: "self" | "1"): string {
   try {
-    return readlinkSync("/proc/self/ns/net");
+    return readlinkSync(`/proc/${pid}/ns/net`);
   } catch {
     return "";
   }
 }
 
-function inRootNetns(): boolean {
-  try {
-    return readlinkSync("/proc/self/ns/net") === readlinkSync("/proc/1/ns/net");
-  } catch {
-    return false;
-  }
-}
-
 function main(): void {
   const cfg = configFromArgs();
-  if (inRootNetns()) throw new Error("the prober agent runs only inside a lab node namespace");
+  const family: Family = cfg.family ?? "ipv4";
+  const netns = netnsOf("self");
+  if (netns !== "" && netns === netnsOf("1"))
+    throw new Error("the prober agent runs only inside a lab node namespace");
   const now = (): number => performance.now();
   const wallAt = (t: number): string => new Date(performance.timeOrigin + t).toISOString();
   const startedAt = now();
   let epoch = 1;
   let resetAt = startedAt;
-  let rcvbufAtReset = readRcvbufErrors(cfg.family ?? "ipv4");
+  let rcvbufAtReset = readRcvbufErrors(family);
   let ticks = 0;
   let bound = false;
   let stopped = false;
@@ -99,12 +95,10 @@ function main(): void {
   });
   let pairs = cfg.targets.map(newPair);
   // IPv6 echoes are matched on the address's 32 hex digits, whatever text form the two sides print.
-  const keyOf = (address: string): string =>
-    (cfg.family ?? "ipv4") === "ipv6" ? hex6(address) : address;
+  const keyOf = (address: string): string => (family === "ipv6" ? hex6(address) : address);
   const byAddress = (): Map<string, Pair> => new Map(pairs.map((p) => [keyOf(p.address), p]));
   let index = byAddress();
 
-  const family: Family = cfg.family ?? "ipv4";
   // The socket's receive buffer holds what arrives while the agent is held off the CPU. At the kernel's default
   // (212992 bytes) a loaded machine's stall of a few hundred ms filled it during calico-node's roll, and the kernel
   // dropped probes and echoes the network had delivered (RcvbufErrors: 5 of 5 lost, 2026-12-04, load 30-34). The
@@ -212,7 +206,7 @@ function main(): void {
   };
 
   const rcvbufSinceReset = (): number | null => {
-    const n = readRcvbufErrors(cfg.family ?? "ipv4");
+    const n = readRcvbufErrors(family);
     return n === null || rcvbufAtReset === null ? null : n - rcvbufAtReset;
   };
 
@@ -254,7 +248,7 @@ function main(): void {
       interval_ms: cfg.intervalMs,
       timeout_ms: cfg.timeoutMs,
       echoed,
-      netns: netns(),
+      netns,
       udp_rcvbuf_errors: rcvbufSinceReset(),
       rcvbuf_bytes: bound ? sock.getRecvBufferSize() : null,
       pairs: pairSummaries,
@@ -294,7 +288,7 @@ function main(): void {
   const reset = (): void => {
     epoch++;
     resetAt = now();
-    rcvbufAtReset = readRcvbufErrors(cfg.family ?? "ipv4");
+    rcvbufAtReset = readRcvbufErrors(family);
     ticks = 0;
     pairs = cfg.targets.map(newPair);
     index = byAddress();

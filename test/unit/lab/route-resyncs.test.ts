@@ -1,6 +1,10 @@
 import { expect } from "chai";
 import type { ProberFigures } from "../../support/lab.js";
-import { ipv6RouteDeletions, unexplainedIpv6Outages } from "../../support/route-resyncs.js";
+import {
+  ipv6RouteDeletions,
+  nodeOfAgent,
+  unexplainedIpv6Outages,
+} from "../../support/route-resyncs.js";
 
 // Lines of node-1's ip monitor on the dualstack lab (2026-12-04), one of Felix's periodic IPv6 route resyncs with a
 // BIRD6 route, a neighbour, a link-local route and an IPv4 route around it.
@@ -54,25 +58,37 @@ describe("Felix's IPv6 route resyncs in the lab's ip monitor logs", function () 
   it("puts an IPv6 outage down to a deletion on the sending or the receiving node within a second", function () {
     const d = ipv6RouteDeletions("node-1", LOG);
     const near = [{ from: at("13:20:28.880"), to: at("13:20:28.930"), lost: 5 }];
-    expect(unexplainedIpv6Outages(report("node-2.host", "node-1", near), d)).to.deep.equal({
+    expect(unexplainedIpv6Outages(report("node-2.host.v6", "node-1.v6", near), d)).to.deep.equal({
       outages: [],
       complete: true,
     });
-    expect(unexplainedIpv6Outages(report("node-1", "node-3", near), d).outages).to.deep.equal([]);
+    expect(unexplainedIpv6Outages(report("node-1.v6", "node-3.v6", near), d).outages).to.deep.equal(
+      [],
+    );
   });
 
   it("leaves unexplained an outage far from every deletion, or between two other nodes", function () {
     const d = ipv6RouteDeletions("node-1", LOG);
     const far = [{ from: at("13:20:31.000"), to: at("13:20:31.050"), lost: 5 }];
-    expect(unexplainedIpv6Outages(report("node-2", "node-1", far), d).outages).to.have.length(1);
+    expect(unexplainedIpv6Outages(report("node-2.v6", "node-1.v6", far), d).outages).to.have.length(
+      1,
+    );
     const near = [{ from: at("13:20:28.880"), to: at("13:20:28.930"), lost: 5 }];
-    expect(unexplainedIpv6Outages(report("node-2", "node-3", near), d).outages).to.deep.equal([
-      `node-2 -> node-3: 5 lost from ${near[0]?.from} to ${near[0]?.to}`,
+    expect(
+      unexplainedIpv6Outages(report("node-2.host.v6", "node-3.v6", near), d).outages,
+    ).to.deep.equal([
+      `node-2.host.v6 -> node-3.v6: 5 lost from ${near[0]?.from} to ${near[0]?.to}`,
     ]);
   });
 
+  it("maps the prober's agent names, IPv4 and IPv6, pod and host, to their node", function () {
+    expect(["node-2.host.v6", "node-2.v6", "node-2.host", "node-2"].map(nodeOfAgent)).to.deep.equal(
+      Array(4).fill("node-2"),
+    );
+  });
+
   it("says when the prober's outages do not account for every lost probe", function () {
-    const p = report("node-2", "node-1", [
+    const p = report("node-2.v6", "node-1.v6", [
       { from: at("13:20:28.880"), to: at("13:20:28.930"), lost: 5 },
     ]);
     (p.pairs[0] as { lost: number }).lost = 500;
