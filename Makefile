@@ -91,6 +91,7 @@ export CALICO_ENCAP_TIER := $(TEST_TIER)
 # Each stage's and each test file's time (test/stage.sh, the count reporter); make test-times prints them.
 export STAGE_TIMES ?= $(CURDIR)/.cache/stage-times.tsv
 export FILE_TIMES ?= $(CURDIR)/.cache/file-times.tsv
+export TEST_FAILURES ?= $(CURDIR)/.cache/test-failures.txt
 STAGE := bash $(CURDIR)/test/stage.sh
 
 # Kubespray's own Ansible (requirements.txt of Kubespray v2.25-v2.28, v2.29-v2.30, v2.31/master): each installed with
@@ -224,7 +225,7 @@ test-full:
 BUILT := -o setup -o build -o collection -o lab-build -o $(STAMPS)/npm -o $(STAMPS)/venv -o $(STAMPS)/debian
 
 test-tier:
-	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) .cache/slot-b.failed .cache/lab-build.failed .cache/collection.failed
+	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) $(TEST_FAILURES) .cache/slot-b.failed .cache/lab-build.failed .cache/collection.failed
 	failed=""; \
 	$(STAGE) setup $(MAKE) setup || failed="$$failed setup"; \
 	( $(STAGE) lab-build $(MAKE) lab-build || echo " lab-build" >.cache/lab-build.failed ) 2>&1 | sed -u 's/^/[lab-build] /' & build=$$!; \

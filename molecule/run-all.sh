@@ -2,7 +2,8 @@
 # Runs every Molecule scenario under molecule/ (or those named as arguments) with `molecule test -s NAME`, one after another (each starts and
 # stops the lab of the LAB_* slot in the environment, and a slot holds one lab), and goes on after a failure so
 # one run shows every outcome. Appends one JSON line of counts per scenario to $TEST_COUNTS, as the mocha count
-# reporter does (test/support/count-reporter.cjs), so .ci/run's "N passed, N failed" includes them. Prints each
+# reporter does (test/support/count-reporter.cjs), so .ci/run's "N passed, N failed" includes them, and a line per
+# failed scenario to $TEST_FAILURES (printed by make test-times). Prints each
 # scenario's outcome and time, and the total; exits 1 if any scenario failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,10 @@ ansible-galaxy collection install -p "$CALICO_ENCAP_COLLECTIONS" "$tarball" >/de
 	{ echo "run-all.sh: ansible-galaxy collection install $tarball failed" >&2; exit 1; }
 for name in "${names[@]}"; do
 	start=$SECONDS
-	if molecule test -s "$name"; then outcome=passed; else outcome=failed failed+=("$name"); fi
+	if molecule test -s "$name"; then outcome=passed; else
+		outcome=failed failed+=("$name")
+		[ -z "${TEST_FAILURES:-}" ] || echo "  molecule: scenario $name failed (molecule test -s $name; its output is above)" >>"$TEST_FAILURES"
+	fi
 	summary+=("$(printf '%-20s %s in %d s' "$name" "$outcome" $((SECONDS - start)))")
 	bash test/count-line.sh "$outcome"
 done

@@ -10,6 +10,8 @@ import { REPO } from "../../support/ansible.js";
 
 const STAGE = join(REPO, "test", "stage.sh");
 const QUEUE = join(REPO, "test", "lab-queue.sh");
+const TIMES = join(REPO, "test", "times.sh");
+const REPORTER = join(REPO, "test", "support", "count-reporter.cjs");
 
 describe("make test's stages and lab queue", () => {
   it("stage.sh prints and records a stage's time and outcome, and keeps its exit status", async () => {
@@ -70,5 +72,44 @@ describe("make test's stages and lab queue", () => {
     expect(failed).to.have.length(1);
     expect(failed[0]?.stdout).to.match(/slot [ab]: failed: c$/m);
     expect(readFileSync(queue, "utf8")).to.equal("");
+  });
+
+  it("the count reporter records each failed test with its error's first lines; times.sh prints them last", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "calico-encap-failures-"));
+    const spec = join(dir, "probe.test.cjs");
+    writeFileSync(
+      spec,
+      [
+        'const assert = require("node:assert");',
+        'describe("a lab", function () {',
+        '  it("loses nothing", function () { assert.fail("no probe lost: by pair {\\"node-3.host -> node-2\\":1}\\n" + "more\\n".repeat(30)); });',
+        '  it("passes", function () {});',
+        "});",
+      ].join("\n"),
+    );
+    const env = {
+      TEST_FAILURES: join(dir, "failures.txt"),
+      STAGE_TIMES: join(dir, "stages.tsv"),
+      FILE_TIMES: join(dir, "files.tsv"),
+      TEST_COUNTS: join(dir, "counts.jsonl"),
+    };
+    const mocha = join(REPO, "node_modules", ".bin", "mocha");
+    const run = await execa(mocha, ["--reporter", REPORTER, spec], {
+      cwd: dir,
+      env,
+      reject: false,
+    });
+    expect(run.exitCode).to.equal(1);
+    const failures = readFileSync(env.TEST_FAILURES, "utf8").split("\n");
+    expect(failures[0]).to.equal("  probe.test.cjs: a lab loses nothing");
+    expect(failures[1]).to.equal('    no probe lost: by pair {"node-3.host -> node-2":1}');
+    expect(failures.filter((l) => l.trim() === "more")).to.have.length(11);
+    await execa("bash", [STAGE, "slot a: real-calico-node", "false"], { env, reject: false });
+    const times = (await execa("bash", [TIMES], { env })).stdout.split("\n");
+    const at = times.indexOf("Failed tests (file: title, then the first lines of the error):");
+    expect(at, times.join("\n")).to.be.greaterThan(
+      times.findIndex((l) => l.startsWith("Test files")),
+    );
+    expect(times[at + 1]).to.equal("  probe.test.cjs: a lab loses nothing");
   });
 });
