@@ -13,8 +13,11 @@ import { nodesToConverge } from "../calico/plan/scheduling.js";
 import { missingTunnels } from "../calico/shared/tunnels.js";
 import { vtepsMovedAtSwitch } from "../calico/plan/vteps.js";
 import {
+  FELIX_RESTART_SECONDS,
   felixRestartPending,
-  restartsFelixAtOnce,
+  laterRestart,
+  restartAfterWrite,
+  type FelixRestart,
   tunnelsChanged,
 } from "../calico/plan/felix-restart.js";
 import type { Clock } from "../cluster/lock.js";
@@ -133,7 +136,8 @@ interface AfterWrite {
  * Waits until nothing is pending on two polls in a row, the first a wait_sleep after the write. Each poll renews
  * the Lease and reads the cluster; a failed renewal or read counts as pending (LockLost ends the run). Felix's
  * restart after the write (its encapsulation flags) or after a tunnel address changed counts as pending for
- * FELIX_RESTART_SECONDS from when the change was seen.
+ * FELIX_RESTART_SECONDS from when the change was seen, FELIX_TAKEOVER_SECONDS after programClusterRoutes is turned on
+ * (felix-restart.ts).
  * Logs each poll at -v: "<label>: 2 of 3 nodes converged (12 s); waiting for ...".
  */
 async function settle(
@@ -147,9 +151,7 @@ async function settle(
   let calm = 0;
   let obs: ClusterObservation | null = null;
   let previous = after.before;
-  let restart: { at: number; nodes: string[] } | null = restartsFelixAtOnce(after.write)
-    ? { at: start, nodes: [] }
-    : null;
+  let restart: FelixRestart | null = restartAfterWrite(after.write, start);
   for (;;) {
     await io.clock.sleep(o.waitSleepSeconds * 1000);
     const pending: string[] = [];
@@ -164,7 +166,12 @@ async function settle(
       pending.push(...unsettled(obs));
       state = converged(obs);
       const changed = previous ? tunnelsChanged(previous.nodes, obs.nodes) : [];
-      if (changed.length) restart = { at: io.clock.now(), nodes: changed };
+      if (changed.length)
+        restart = laterRestart(restart, {
+          at: io.clock.now(),
+          nodes: changed,
+          seconds: FELIX_RESTART_SECONDS,
+        });
       previous = obs;
     } else {
       pending.push(`reading the cluster failed: ${brief(p.observeError)}`);

@@ -7,6 +7,14 @@
 // resyncs before it programs routes through a new VTEP (0.3-2.5 s measured in the lab). The kernel keeps the old
 // routes meanwhile. calico-node's readiness probe (Kubespray: period 10 s, failureThreshold 6) never turns the
 // pod NotReady for it, so the wait after such a write lasts FELIX_RESTART_SECONDS from the last change it saw.
+//
+// The write that turns programClusterRoutes on waits FELIX_TAKEOVER_SECONDS instead: until the restarted Felix has
+// replaced BIRD's routes with its own, BIRD still owns them, and the next write (the tunnel pool, whose creation
+// makes confd reload BIRD, which deletes and re-adds every route it keeps; or the pool switch, at which BIRD
+// withdraws) reopens the race that Felix's path exists to close. Measured in the lab's kept logs (2026-12-04, 63
+// restarts of the real Felix v3.31.0 that took over BIRD's routes, load 1-45 on 2 cores): from Felix seeing the
+// change to its first route of BIRD's replaced, median 3.3 s, 95th percentile 6.3 s, longest 7.7 s (2 s of Felix's
+// sleep, 2.7 s for runsv to start it again at load 30, 2.9 s to resync); 13 of the 63 took longer than 5 s.
 
 import type { Write } from "./plan.js";
 import type { NodeObservation } from "../shared/observation.js";
@@ -15,9 +23,24 @@ import { TUNNEL_KINDS } from "../shared/tunnels.js";
 /** 2 s of Felix's own delay, up to 1 s for runsv to start it again, and its resync on a loaded node. */
 export const FELIX_RESTART_SECONDS = 5;
 
-/** A write Felix restarts for as soon as it is written: FelixConfiguration's ipipEnabled or vxlanEnabled. */
-export function restartsFelixAtOnce(w: Write | null): boolean {
-  return w?.kind === "felix";
+/** The restart that hands BIRD's routes to Felix (programClusterRoutes on): the longest measured, 7.7 s, and half again. */
+export const FELIX_TAKEOVER_SECONDS = 12;
+
+/** A Felix restart the wait holds for: when its cause was seen, on which nodes (none: every node), and for how long. */
+export interface FelixRestart {
+  at: number;
+  nodes: readonly string[];
+  seconds: number;
+}
+
+/**
+ * The restart a write causes as soon as it is written (FelixConfiguration's ipipEnabled, vxlanEnabled or
+ * programClusterRoutes), seen at `at`; null for any other write.
+ */
+export function restartAfterWrite(w: Write | null, at: number): FelixRestart | null {
+  if (w?.kind !== "felix") return null;
+  const takeover = w.set.programClusterRoutes === "Enabled";
+  return { at, nodes: [], seconds: takeover ? FELIX_TAKEOVER_SECONDS : FELIX_RESTART_SECONDS };
 }
 
 /** Nodes whose tunnel addresses differ between two observations (a node that appears or goes counts too). */
@@ -36,14 +59,21 @@ export function tunnelsChanged(
     .sort();
 }
 
+/** Of a restart already waited for and a newly seen one, the one the wait must hold for longer. */
+export function laterRestart(held: FelixRestart | null, seen: FelixRestart): FelixRestart {
+  return held && held.at + held.seconds * 1000 > seen.at + seen.seconds * 1000 ? held : seen;
+}
+
 /** What a wait still holds for: "Felix restarting on node-1, node-2 (3 s left)", or null when the dwell is over. */
-export function felixRestartPending(
-  cause: { at: number; nodes: readonly string[] } | null,
-  now: number,
-): string | null {
+export function felixRestartPending(cause: FelixRestart | null, now: number): string | null {
   if (!cause) return null;
-  const left = Math.ceil((cause.at + FELIX_RESTART_SECONDS * 1000 - now) / 1000);
+  const left = Math.ceil((cause.at + cause.seconds * 1000 - now) / 1000);
   if (left <= 0) return null;
   const where = cause.nodes.length ? ` on ${cause.nodes.join(", ")}` : " on every node";
-  return `Felix restarting${where} after its ${cause.nodes.length ? "tunnel address" : "encapsulation"} changed (${left} s left; Calico restarts Felix for it and nothing in the datastore shows when it is back)`;
+  const why = cause.nodes.length
+    ? "its tunnel address changed"
+    : cause.seconds === FELIX_TAKEOVER_SECONDS
+      ? "programClusterRoutes was turned on, to take the IPIP routes over from BIRD"
+      : "its encapsulation changed";
+  return `Felix restarting${where} after ${why} (${left} s left; Calico restarts Felix for it and nothing in the datastore shows when it is back)`;
 }

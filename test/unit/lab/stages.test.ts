@@ -74,7 +74,9 @@ describe("make test's stages and lab queue", () => {
     expect(readFileSync(queue, "utf8")).to.equal("");
   });
 
-  it("the count reporter records each failed test with its error's first lines; times.sh prints them last", async () => {
+  it("the count reporter records each failed test with its error's first lines; times.sh prints them last", async function () {
+    // Two processes (mocha, bash) started on a machine the lab stages may be loading.
+    this.timeout(20000);
     const dir = mkdtempSync(join(tmpdir(), "calico-encap-failures-"));
     const spec = join(dir, "probe.test.cjs");
     writeFileSync(

@@ -5,7 +5,10 @@ import { LockLost, LockRefused } from "../../../src/cluster/lock.js";
 import type { MigrationIo } from "../../../src/migrate/executor.js";
 import { MigrationFailed, migrate } from "../../../src/migrate/executor.js";
 import { applyWrite, converge, start, target } from "../../support/sim-cluster.js";
-import { FELIX_RESTART_SECONDS } from "../../../src/calico/plan/felix-restart.js";
+import {
+  FELIX_RESTART_SECONDS,
+  FELIX_TAKEOVER_SECONDS,
+} from "../../../src/calico/plan/felix-restart.js";
 import { rejection } from "../../support/rejection.js";
 
 /** A cluster that takes `lag` polls to converge after each write; `stuck` never gets its VXLAN address. */
@@ -124,6 +127,25 @@ describe("calico_encap_migrate executor", () => {
     expect(seconds("backend")[0], "a rollout restarts no Felix by itself: two polls").to.equal(2);
     expect(io.logs.join("\n")).to.match(
       /Switch IPPool.*waiting for Felix restarting on node-1, node-2, node-3 after its tunnel address changed \(\d s left/,
+    );
+  });
+
+  it("on Felix's path, holds the next write until Felix can have taken BIRD's routes over (FELIX_TAKEOVER_SECONDS)", async () => {
+    const io = new SimIo(start("IPIP Always", "bird", "explicit"), 0);
+    const run = await migrate(
+      io,
+      { ...TO_219, tunnelPoolCidr: "172.30.0.0/24" },
+      { ...WAIT, waitSleepSeconds: 1 },
+    );
+    const felix = run.steps.filter((s) => s.write?.kind === "felix");
+    expect(felix[0]?.write).to.deep.include({
+      set: { programClusterRoutes: "Enabled", vxlanEnabled: true },
+    });
+    expect(felix[0]?.seconds).to.be.at.least(FELIX_TAKEOVER_SECONDS);
+    // The write that turns programClusterRoutes off again hands nothing over: Felix's usual restart.
+    expect(felix[1]?.seconds).to.be.within(FELIX_RESTART_SECONDS, FELIX_TAKEOVER_SECONDS - 1);
+    expect(io.logs.join("\n")).to.match(
+      /waiting for Felix restarting on every node after programClusterRoutes was turned on, to take the IPIP routes over from BIRD \(\d+ s left/,
     );
   });
 
