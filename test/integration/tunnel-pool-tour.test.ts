@@ -27,6 +27,7 @@
 
 import { expect } from "chai";
 import type { StepTiming } from "../support/lab.js";
+import { labBirdRewrites } from "../support/bird-rewrites.js";
 import {
   BACKEND_ROLL_STEP,
   expectLossInPoolSwitch,
@@ -142,7 +143,7 @@ describe(`${TIER === "full" ? "every transition" : "one transition"} into VXLAN 
     );
     if (felix) {
       expect(r.cluster_routes, "Felix's path").to.match(/^Felix: /);
-      expectNoLoss(p, steps);
+      expectNoLoss(p, steps, labBirdRewrites(lab.state));
     } else {
       expect(r.cluster_routes, "BIRD's path").to.match(/^BIRD: /);
       expectLossInPoolSwitch(p, steps);
@@ -204,7 +205,7 @@ describe(`${TIER === "full" ? "every transition" : "one transition"} into VXLAN 
       ).to.deep.equal([]);
       if (felixPath(from, to)) {
         expect(r.cluster_routes, "Felix's path").to.match(/^Felix: /);
-        expectNoLoss(p, steps);
+        expectNoLoss(p, steps, labBirdRewrites(lab.state));
       } else {
         expect(r.cluster_routes, "BIRD's path").to.match(/^BIRD: /);
         // Lost probes may lie in the tunnel pool's creation too: BIRD's refeed when confd reloads it (TUNNEL_POOL_STEP).

@@ -1,0 +1,115 @@
+// BIRD rewriting its own kernel routes while Felix takes them over, read from the lab's `ip monitor` logs
+// (test/lab/net.sh), and the probes that may cost on Felix's path.
+//
+// The write that turns programClusterRoutes on restarts every Felix at once, and each takes over BIRD's routes on its
+// node some seconds later, not all at the same moment (felix-restart.ts: up to 7.7 s after the change). In between,
+// Calico v3.31's BIRD on a node whose Felix has taken over learns Felix's routes from the kernel (its kernel protocol
+// has `learn` and `import all`) and re-advertises the other nodes' blocks to its peers, the side effect named in
+// ../shared/reference/felix-owned-routes.md (fixed after v3.33). A peer whose Felix has not taken over yet then
+// rewrites its own route to that block, and BIRD 1.6 rewrites a kernel route as a delete followed by an add
+// (NLM_F_EXCL), so the route is gone for tens of microseconds. A probe routed in that moment is lost. Seen in the
+// lab's kept logs (2026-12-04, the runs of the real calico-node v3.31.0 in test/bench/FIGURES.md): 182 of BIRD's deletes
+// of a route that it re-added within 1 ms came within 50 ms after another node's Felix took a route over (median
+// 1.5 ms after). The path's order cannot avoid it: until the last Felix has taken over, some node's
+// BIRD owns routes that other BIRDs' learning makes it rewrite. Calico v3.32 has BIRD withdraw instead
+// (BGPConfiguration programClusterRoutes).
+
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { ProberFigures, StepTiming } from "./lab.js";
+import { nodeOfAgent } from "./route-resyncs.js";
+
+/** One of BIRD's kernel route rewrites on a node: its delete of a route, and its add of the same destination. */
+export interface BirdRewrite {
+  node: string;
+  destination: string;
+  /** Milliseconds since the epoch (ip -ts prints local time, which Date.parse reads as local). */
+  deletedAt: number;
+  addedAt: number;
+}
+
+const ROUTE_V4 = /^\[([0-9T:.-]+)\] (Deleted )?((?:blackhole )?\d+\.\d+\.\d+\.\d+(?:\/\d+)?) (.*)$/;
+
+/** The longest delete-to-add a rewrite may take: BIRD's take tens of microseconds; a withdrawal is not a rewrite. */
+export const REWRITE_MAX_MS = 100;
+
+/**
+ * BIRD's IPv4 route rewrites in one monitor log's text: BIRD's delete of a route (proto bird) and its add of the same
+ * destination within REWRITE_MAX_MS, nothing else added there in between.
+ */
+export function birdRewrites(node: string, log: string): BirdRewrite[] {
+  const out: BirdRewrite[] = [];
+  const deleted = new Map<string, number>();
+  for (const line of log.split("\n")) {
+    const m = ROUTE_V4.exec(line);
+    if (!m?.[1] || !m[3]) continue;
+    const at = Date.parse(m[1]);
+    const bird = /\bproto bird\b/.test(m[4] ?? "");
+    if (m[2]) {
+      if (bird) deleted.set(m[3], at);
+      continue;
+    }
+    const deletedAt = deleted.get(m[3]);
+    deleted.delete(m[3]);
+    if (deletedAt !== undefined && bird && at - deletedAt <= REWRITE_MAX_MS)
+      out.push({ node, destination: m[3], deletedAt, addedAt: at });
+  }
+  return out;
+}
+
+/** The lab's nodes' BIRD route rewrites, from every <state>/log/monitor-<node>.log. */
+export function labBirdRewrites(state: string): BirdRewrite[] {
+  const dir = join(state, "log");
+  return readdirSync(dir)
+    .map((f) => /^monitor-(.+)\.log$/.exec(f)?.[1])
+    .filter((node): node is string => node !== undefined)
+    .flatMap((node) => birdRewrites(node, readFileSync(join(dir, `monitor-${node}.log`), "utf8")));
+}
+
+/** How far a lost probe's send time may lie from a rewrite: the agent stamps a probe before its event loop sends it. */
+export const REWRITE_SLACK_MS = 250;
+
+/** The step of Felix's path that turns programClusterRoutes on (plan.ts), where BIRD's rewrites can cost probes. */
+export const TAKEOVER_STEP = /\bprogramClusterRoutes: Enabled\b/;
+
+/**
+ * The lost probes of Felix's path that BIRD's rewrites during the takeover do not explain. An outage of pair A -> B
+ * is explained when it was sent during the step that turns programClusterRoutes on (TAKEOVER_STEP) and between a
+ * rewrite's delete and its add on node A or node B, REWRITE_SLACK_MS either side; IPv6 outages never are.
+ * `complete` is false when the prober's outages do not account for every lost probe (it keeps at most 100 a pair).
+ */
+export function unexplainedTakeoverOutages(
+  p: ProberFigures,
+  steps: StepTiming[],
+  rewrites: BirdRewrite[],
+): { outages: string[]; explained: number; complete: boolean } {
+  const takeover = steps.find((s) => TAKEOVER_STEP.test(s.title) && s.written_at);
+  const start = takeover?.written_at ? Date.parse(takeover.written_at) : NaN;
+  const end = start + (takeover?.seconds ?? 0) * 1000;
+  const outages: string[] = [];
+  let lost = 0;
+  let counted = 0;
+  let explained = 0;
+  for (const pair of p.pairs) {
+    lost += pair.lost;
+    const nodes = [nodeOfAgent(pair.from), nodeOfAgent(pair.to)];
+    for (const o of pair.outages) {
+      counted += o.lost;
+      const from = Date.parse(o.from);
+      const to = Date.parse(o.to);
+      const ok =
+        pair.family !== "ipv6" &&
+        from >= start &&
+        to <= end &&
+        rewrites.some(
+          (r) =>
+            nodes.includes(r.node) &&
+            from >= r.deletedAt - REWRITE_SLACK_MS &&
+            to <= r.addedAt + REWRITE_SLACK_MS,
+        );
+      if (ok) explained += o.lost;
+      else outages.push(`${pair.from} -> ${pair.to}: ${o.lost} lost from ${o.from} to ${o.to}`);
+    }
+  }
+  return { outages, explained, complete: counted === lost };
+}
