@@ -13,9 +13,9 @@ import { nodesToConverge } from "../calico/plan/scheduling.js";
 import { missingTunnels } from "../calico/shared/tunnels.js";
 import { vtepsMovedAtSwitch } from "../calico/plan/vteps.js";
 import {
-  FELIX_RESTART_SECONDS,
   felixRestartPending,
   laterRestart,
+  restartAfterTunnelChange,
   restartAfterWrite,
   type FelixRestart,
   tunnelsChanged,
@@ -167,11 +167,7 @@ async function settle(
       state = converged(obs);
       const changed = previous ? tunnelsChanged(previous.nodes, obs.nodes) : [];
       if (changed.length)
-        restart = laterRestart(restart, {
-          at: io.clock.now(),
-          nodes: changed,
-          seconds: FELIX_RESTART_SECONDS,
-        });
+        restart = laterRestart(restart, restartAfterTunnelChange(changed, io.clock.now()));
       previous = obs;
     } else {
       pending.push(`reading the cluster failed: ${brief(p.observeError)}`);

@@ -67,7 +67,6 @@ async function v6BirdBlockRoutes(): Promise<number[]> {
 }
 
 const POOLS = { ipv4: "default-pool", ipv6: "default-pool-ipv6" } as const;
-const NODES = ["node-1", "node-2", "node-3"];
 
 /** Prints each family's figures of one migration (a line per family). */
 function printFamilies(what: string, p: ProberFigures): void {
@@ -113,7 +112,7 @@ function expectFamiliesBounded(p: ProberFigures, steps: StepTiming[], state: str
       }
       // IPv6 on Calico v3.31.0: only at Felix's IPv6 route resyncs, which delete and re-add every IPv6 route it owns
       // (test/support/route-resyncs.ts), each seen in the sending or the receiving node's ip monitor.
-      const { outages, complete } = unexplainedIpv6Outages(p, labIpv6RouteDeletions(state, NODES));
+      const { outages, complete } = unexplainedIpv6Outages(p, labIpv6RouteDeletions(state));
       expect(complete, "the prober's outages account for every lost IPv6 probe").to.equal(true);
       expect(
         outages,

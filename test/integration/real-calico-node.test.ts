@@ -16,6 +16,7 @@ import type { KubeletStatus } from "../lab/kubelet/status.js";
 import { runTask, type TaskResult } from "../support/ansible.js";
 import type { Lab, ProberFigures } from "../support/lab.js";
 import { labBirdRewrites } from "../support/bird-rewrites.js";
+import { monitorLog } from "../support/monitor-logs.js";
 import {
   calicoctl,
   hasVxlanDevice,
@@ -110,7 +111,7 @@ describe("the real calico-node in the lab", function () {
       expect(s?.podReady, `${node} calico-node Ready`).to.equal(true);
       expect(s?.backend).to.equal("bird");
       // The node's ip monitor (test/lab/net.sh) ran from before calico-node: it recorded BIRD adding its routes.
-      const monitor = readFileSync(join(lab.state, "log", `monitor-${node}.log`), "utf8");
+      const monitor = monitorLog(lab.state, node);
       expect(monitor, `${node}'s ip monitor log`).to.match(
         /^\[[-0-9T:.]+\] \S+ via .* proto bird/m,
       );

@@ -8,16 +8,15 @@
 // ../shared/reference/felix-owned-routes.md (fixed after v3.33). A peer whose Felix has not taken over yet then
 // rewrites its own route to that block, and BIRD 1.6 rewrites a kernel route as a delete followed by an add
 // (NLM_F_EXCL), so the route is gone for tens of microseconds. A probe routed in that moment is lost. Seen in the
-// lab's kept logs (2026-12-04, the runs of the real calico-node v3.31.0 in test/bench/FIGURES.md): 182 of BIRD's deletes
-// of a route that it re-added within 1 ms came within 50 ms after another node's Felix took a route over (median
-// 1.5 ms after). The path's order cannot avoid it: until the last Felix has taken over, some node's
+// lab's kept logs (2026-12-04, 38 runs of the real calico-node v3.31.0): of BIRD's 556 deletes of a route that it
+// re-added within 1 ms, 216 came within 50 ms after another node's Felix took a route over (median 1.9 ms after;
+// test/bench/FIGURES.md, "When Felix takes BIRD's routes over"). The path's order cannot avoid it: until the last Felix has taken over, some node's
 // BIRD owns routes that other BIRDs' learning makes it rewrite. Calico v3.32 has BIRD withdraw instead
 // (BGPConfiguration programClusterRoutes).
 
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
 import type { ProberFigures, StepTiming } from "./lab.js";
-import { nodeOfAgent } from "./route-resyncs.js";
+import { labMonitorLogs } from "./monitor-logs.js";
+import { unexplainedOutages } from "./outages.js";
 
 /** One of BIRD's kernel route rewrites on a node: its delete of a route, and its add of the same destination. */
 export interface BirdRewrite {
@@ -59,11 +58,7 @@ export function birdRewrites(node: string, log: string): BirdRewrite[] {
 
 /** The lab's nodes' BIRD route rewrites, from every <state>/log/monitor-<node>.log. */
 export function labBirdRewrites(state: string): BirdRewrite[] {
-  const dir = join(state, "log");
-  return readdirSync(dir)
-    .map((f) => /^monitor-(.+)\.log$/.exec(f)?.[1])
-    .filter((node): node is string => node !== undefined)
-    .flatMap((node) => birdRewrites(node, readFileSync(join(dir, `monitor-${node}.log`), "utf8")));
+  return labMonitorLogs(state).flatMap(({ node, log }) => birdRewrites(node, log));
 }
 
 /** How far a lost probe's send time may lie from a rewrite: the agent stamps a probe before its event loop sends it. */
@@ -86,30 +81,17 @@ export function unexplainedTakeoverOutages(
   const takeover = steps.find((s) => TAKEOVER_STEP.test(s.title) && s.written_at);
   const start = takeover?.written_at ? Date.parse(takeover.written_at) : NaN;
   const end = start + (takeover?.seconds ?? 0) * 1000;
-  const outages: string[] = [];
-  let lost = 0;
-  let counted = 0;
-  let explained = 0;
-  for (const pair of p.pairs) {
-    lost += pair.lost;
-    const nodes = [nodeOfAgent(pair.from), nodeOfAgent(pair.to)];
-    for (const o of pair.outages) {
-      counted += o.lost;
-      const from = Date.parse(o.from);
-      const to = Date.parse(o.to);
-      const ok =
-        pair.family !== "ipv6" &&
-        from >= start &&
-        to <= end &&
-        rewrites.some(
-          (r) =>
-            nodes.includes(r.node) &&
-            from >= r.deletedAt - REWRITE_SLACK_MS &&
-            to <= r.addedAt + REWRITE_SLACK_MS,
-        );
-      if (ok) explained += o.lost;
-      else outages.push(`${pair.from} -> ${pair.to}: ${o.lost} lost from ${o.from} to ${o.to}`);
-    }
-  }
-  return { outages, explained, complete: counted === lost };
+  return unexplainedOutages(
+    p.pairs,
+    (o) =>
+      o.family !== "ipv6" &&
+      o.from >= start &&
+      o.to <= end &&
+      rewrites.some(
+        (r) =>
+          o.nodes.includes(r.node) &&
+          o.from >= r.deletedAt - REWRITE_SLACK_MS &&
+          o.to <= r.addedAt + REWRITE_SLACK_MS,
+      ),
+  );
 }

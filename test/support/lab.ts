@@ -341,33 +341,22 @@ export function proberDrops(p: LossFigures | ProberFigures): string {
  * probe fails. A failure says in which steps and pairs the lost probes were sent, so that the mechanism can be looked
  * for in the lab's logs (LAB_KEEP_LOGS keeps Felix's, BIRD's and each node's `ip monitor` at the lab's down).
  */
-export function expectNoLoss(
-  p: ProberFigures,
-  steps: StepTiming[],
-  rewrites?: BirdRewrite[],
-): void {
-  const where = (): string =>
-    `by step ${JSON.stringify(lossByStep(p, steps))}; by pair ${JSON.stringify(
-      Object.fromEntries(
-        p.pairs.filter((x) => x.lost > 0).map((x) => [`${x.from} -> ${x.to}`, x.lost]),
-      ),
-    )}`;
-  if (p.lost > 0 && rewrites) {
-    const u = unexplainedTakeoverOutages(p, steps, rewrites);
-    if (u.explained > 0)
-      console.log(
-        `      ${u.explained} probe(s) lost at BIRD's route rewrites while Felix took the routes over (bird-rewrites.ts)`,
-      );
-    expect(
-      u.complete ? u.outages : [...u.outages, "(more outages than the prober kept)"],
-      `no probe lost on Felix's path but at BIRD's rewrites during the takeover: ${where()}${proberDrops(p)}`,
-    ).to.deep.equal([]);
-    return;
-  }
+export function expectNoLoss(p: ProberFigures, steps: StepTiming[], rewrites: BirdRewrite[]): void {
+  if (p.lost === 0) return;
+  const where = `by step ${JSON.stringify(lossByStep(p, steps))}; by pair ${JSON.stringify(
+    Object.fromEntries(
+      p.pairs.filter((x) => x.lost > 0).map((x) => [`${x.from} -> ${x.to}`, x.lost]),
+    ),
+  )}`;
+  const u = unexplainedTakeoverOutages(p, steps, rewrites);
+  if (u.explained > 0)
+    console.log(
+      `      ${u.explained} probe(s) lost at BIRD's route rewrites while Felix took the routes over (bird-rewrites.ts)`,
+    );
   expect(
-    p.lost,
-    `no probe lost on Felix's path: ${p.lost > 0 ? where() + proberDrops(p) : ""}`,
-  ).to.equal(0);
+    u.complete ? u.outages : [...u.outages, "(more outages than the prober kept)"],
+    `no probe lost on Felix's path but at BIRD's rewrites during the takeover: ${where}${proberDrops(p)}`,
+  ).to.deep.equal([]);
 }
 
 /**

@@ -11,9 +11,9 @@
 // v3.31.0 (projectcalico/calico#11323; #11356 sets metric 1024 for IPv6, picked onto release-v3.31 as #11394 and
 // release-v3.30 as #11395, merged 2025-11-17).
 
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { ProberFigures } from "./lab.js";
+import { labMonitorLogs } from "./monitor-logs.js";
+import { unexplainedOutages } from "./outages.js";
 
 /** One IPv6 route of Felix's deleted on a node (ip monitor's "Deleted ... metric 1024", not BIRD's). */
 export interface RouteDeletion {
@@ -37,16 +37,9 @@ export function ipv6RouteDeletions(node: string, log: string): RouteDeletion[] {
   return out;
 }
 
-/** The lab's nodes' IPv6 route deletions by Felix, from <state>/log/monitor-<node>.log. */
-export function labIpv6RouteDeletions(state: string, nodes: string[]): RouteDeletion[] {
-  return nodes.flatMap((node) =>
-    ipv6RouteDeletions(node, readFileSync(join(state, "log", `monitor-${node}.log`), "utf8")),
-  );
-}
-
-/** The lab node a prober agent runs on: "node-2.host.v6", "node-2.v6", "node-2.host" and "node-2" are node-2's. */
-export function nodeOfAgent(agent: string): string {
-  return agent.replace(/(\.host)?(\.v6)?$/, "");
+/** The lab's nodes' IPv6 route deletions by Felix, from every <state>/log/monitor-<node>.log. */
+export function labIpv6RouteDeletions(state: string): RouteDeletion[] {
+  return labMonitorLogs(state).flatMap(({ node, log }) => ipv6RouteDeletions(node, log));
 }
 
 /** How far an outage's first and last lost probe may lie from a deletion it is put down to. */
@@ -54,28 +47,23 @@ export const RESYNC_SLACK_MS = 1000;
 
 /**
  * The IPv6 outages that no route deletion of Felix's explains: an outage of pair A -> B (the prober's IPv6 agents,
- * "node-N.v6" for a pod and "node-N.host.v6" for a node's own address) is
- * explained by a deletion on node A or node B within RESYNC_SLACK_MS of its lost probes. `complete` is false when the
- * prober's outages do not account for every lost IPv6 probe (it keeps at most 100 a pair).
+ * "node-N.v6" for a pod and "node-N.host.v6" for a node's own address) is explained by a deletion on node A or
+ * node B within RESYNC_SLACK_MS of its lost probes. `complete` is false when the prober's outages do not account for
+ * every lost IPv6 probe (it keeps at most 100 a pair).
  */
 export function unexplainedIpv6Outages(
   p: ProberFigures,
   deletions: RouteDeletion[],
 ): { outages: string[]; complete: boolean } {
-  const outages: string[] = [];
-  let lost = 0;
-  let counted = 0;
-  for (const pair of p.pairs) {
-    if (pair.family !== "ipv6") continue;
-    lost += pair.lost;
-    const nodes = [nodeOfAgent(pair.from), nodeOfAgent(pair.to)];
-    for (const o of pair.outages) {
-      counted += o.lost;
-      const a = Date.parse(o.from) - RESYNC_SLACK_MS;
-      const b = Date.parse(o.to) + RESYNC_SLACK_MS;
-      if (!deletions.some((d) => nodes.includes(d.node) && d.at >= a && d.at <= b))
-        outages.push(`${pair.from} -> ${pair.to}: ${o.lost} lost from ${o.from} to ${o.to}`);
-    }
-  }
-  return { outages, complete: counted === lost };
+  const { outages, complete } = unexplainedOutages(
+    p.pairs.filter((pair) => pair.family === "ipv6"),
+    (o) =>
+      deletions.some(
+        (d) =>
+          o.nodes.includes(d.node) &&
+          d.at >= o.from - RESYNC_SLACK_MS &&
+          d.at <= o.to + RESYNC_SLACK_MS,
+      ),
+  );
+  return { outages, complete };
 }

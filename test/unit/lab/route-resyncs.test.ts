@@ -1,10 +1,7 @@
 import { expect } from "chai";
 import type { ProberFigures } from "../../support/lab.js";
-import {
-  ipv6RouteDeletions,
-  nodeOfAgent,
-  unexplainedIpv6Outages,
-} from "../../support/route-resyncs.js";
+import { nodeOfAgent } from "../../support/outages.js";
+import { ipv6RouteDeletions, unexplainedIpv6Outages } from "../../support/route-resyncs.js";
 
 // Lines of node-1's ip monitor on the dualstack lab (2026-12-04), one of Felix's periodic IPv6 route resyncs with a
 // BIRD6 route, a neighbour, a link-local route and an IPv4 route around it.
