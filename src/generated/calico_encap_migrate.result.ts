@@ -28,7 +28,7 @@ export interface CalicoEncapMigrateResult {
    */
   plan: Step[];
   /**
-   * Which agent programs the IPIP routes through the pool's switch, and why: 'Felix: ...' (FelixConfiguration programClusterRoutes: Enabled first; Calico v3.31 and later with the direction's tunnel pool) or 'BIRD: ...' (older Calico, no tunnel pool option, or no switch between IPIP and VXLAN).
+   * Which agent programs the IPIP routes through the pool's switch, and why: 'Felix: ...' (FelixConfiguration programClusterRoutes: Enabled first; Calico v3.31 and v3.32 with the direction's tunnel pool), 'BIRD: ...' (older Calico, no tunnel pool option, or no switch between IPIP and VXLAN) or 'Calico v3.33...: ...' (programClusterRoutes changed there; left as the cluster has it).
    */
   cluster_routes?: string;
   /**

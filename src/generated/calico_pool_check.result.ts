@@ -101,7 +101,7 @@ export interface CalicoPoolCheckResult {
      */
     tunnel_pool_cidr_applies: boolean;
     /**
-     * A pool moves from VXLAN into IPIP on Calico v3.31 or later, so calico_encap_migrate's ipip_tunnel_pool_cidr applies: with it Felix programs the IPIP routes (programClusterRoutes) and every node has its IPIP tunnel address from a Tunnel-only pool before the pool switches. The args leave it out: the network is the user's to choose.
+     * A pool moves from VXLAN into IPIP on Calico v3.31 or v3.32, so calico_encap_migrate's ipip_tunnel_pool_cidr applies: with it Felix programs the IPIP routes (programClusterRoutes) and every node has its IPIP tunnel address from a Tunnel-only pool before the pool switches. The args leave it out: the network is the user's to choose.
      */
     ipip_tunnel_pool_cidr_applies: boolean;
   };

@@ -50,6 +50,7 @@ import {
 } from "../shared/tunnel-pool.js";
 import type { RoutesPath } from "../shared/cluster-routes.js";
 import {
+  birdKeepsClusterRoutes,
   clusterRoutesEnabled,
   ipipTunnelPoolRefusal,
   routesPath,
@@ -295,11 +296,17 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
   // Kubespray's next run change the field, and every Felix restart with it. Only an explicit true is turned off; an
   // unset flag is left as it is.
   // programClusterRoutes once no IPIP pool needs it: unset, as Kubespray leaves it (it never renders the field), in the
-  // same write, so Felix restarts once.
+  // same write, so Felix restarts once; only where BIRD takes the routes back (Calico before v3.32: from v3.32
+  // BGPConfiguration may leave the cluster routes to Felix alone, cluster-routes.ts).
   const off: { ipipEnabled?: false; vxlanEnabled?: false; programClusterRoutes?: null } = {};
   if (!needIpip && felixDefault.ipipEnabled === true) off.ipipEnabled = false;
   if (!needVxlan && felixDefault.vxlanEnabled === true) off.vxlanEnabled = false;
-  if (!needIpip && clusterRoutesEnabled(felixDefault)) off.programClusterRoutes = null;
+  if (
+    !needIpip &&
+    clusterRoutesEnabled(felixDefault) &&
+    birdKeepsClusterRoutes(obs.live.calicoVersion)
+  )
+    off.programClusterRoutes = null;
   if (Object.keys(off).length)
     steps.push({
       title: `Turn off ${Object.keys(off).join(" and ")} in FelixConfiguration default (no pool uses it; ${off.programClusterRoutes === null ? "programClusterRoutes unset, as Kubespray leaves it; " : ""}false, as Kubespray writes it)`,

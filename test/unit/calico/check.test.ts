@@ -97,7 +97,7 @@ describe("calico_pool_check decision", () => {
         ipip_tunnel_pool_cidr_applies: true,
       });
       const advice =
-        "IPPool default-pool moves from VXLAN into IPIP on Calico v3.31 or later: add ipip_tunnel_pool_cidr (calico_encap_ipip_tunnel_pool_cidr in the role)";
+        "IPPool default-pool moves from VXLAN into IPIP on Calico v3.31 or v3.32: add ipip_tunnel_pool_cidr (calico_encap_ipip_tunnel_pool_cidr in the role)";
       expect(back.msg).to.include(advice);
       expect(back.migration.reason).to.include(advice);
       expect(back.msg + back.migration.reason).to.not.match(/add tunnel_pool_cidr/);

@@ -651,6 +651,68 @@ describe("Calico >= 3.31 with a tunnel pool: Felix programs the routes through t
     ]);
   });
 
+  it("on Calico v3.32, IPIP -> VXLAN takes Felix's path but leaves programClusterRoutes Enabled: BGPConfiguration programClusterRoutes may have left the cluster routes to Felix alone", () => {
+    const from = start("IPIP Always", "bird", "explicit", "v3.32.1");
+    const t = { ...target("VXLAN Always", "vxlan"), tunnelPoolCidr: VXLAN_CIDR };
+    const first = plan(from, t);
+    expect(first.ok && first.routes.felix).to.equal(true);
+    expect(first.ok && first.routes.why).to.match(
+      /^Felix: Calico v3\.32\.1 .*; programClusterRoutes stays Enabled afterwards \(from v3\.32 BGPConfiguration programClusterRoutes: Disabled/,
+    );
+    const { titles, writes, end, gaps } = migrate(from, t);
+    expect(gaps, titles.join(" | ")).to.deep.equal([]);
+    expect(writesOf(writes, "felix")).to.deep.equal([
+      {
+        kind: "felix",
+        set: { vxlanEnabled: true, programClusterRoutes: "Enabled" },
+      },
+      { kind: "felix", set: { ipipEnabled: false } },
+    ]);
+    expect(end.live.felixDefault).to.deep.include({ programClusterRoutes: "Enabled" });
+    const again = plan(end, t);
+    expect(again.ok && again.steps.length, "a second run has nothing to do").to.equal(0);
+    const report = checkPools(
+      inventory({ ipip_mode: "Never", vxlan_mode: "Always", network_backend: "vxlan" }),
+      end.live,
+    );
+    expect(
+      report.findings.filter((f) => f.id === "felix.programClusterRoutes"),
+      "no advice to turn it off where BGPConfiguration may depend on it",
+    ).to.deep.equal([]);
+  });
+
+  it("from Calico v3.33 (programClusterRoutes with four values, Felix's by default), writes no programClusterRoutes, says why, and refuses ipip_tunnel_pool_cidr before any write", () => {
+    const from = start("IPIP Always", "bird", "explicit", "v3.33.0");
+    const t = { ...target("VXLAN Always", "vxlan"), tunnelPoolCidr: VXLAN_CIDR };
+    const p = plan(from, t);
+    expect(p.ok && p.routes).to.deep.include({ felix: false });
+    expect(p.ok && p.routes.why).to.match(
+      /^Calico v3\.33\.0: programClusterRoutes changed in v3\.33 \(four values; by default Felix programs the IPIP routes\), and calico-encap's Felix path is built for v3\.31 or v3\.32/,
+    );
+    const { writes } = migrate(from, t);
+    expect(
+      writes.filter((w) => w.kind === "felix" && "programClusterRoutes" in w.set),
+    ).to.deep.equal([]);
+    const enabled = {
+      ...from,
+      live: {
+        ...from.live,
+        felixDefault: { ...from.live.felixDefault, programClusterRoutes: "Enabled" as const },
+      },
+    };
+    const left = migrate(enabled, t);
+    expect(left.end.live.felixDefault, "an Enabled field is left as it is").to.deep.include({
+      programClusterRoutes: "Enabled",
+    });
+    const refused = plan(start("VXLAN Always", "vxlan", "explicit", "v3.33.0"), {
+      ...target("IPIP Always", "bird"),
+      ipipTunnelPoolCidr: IPIP_CIDR,
+    });
+    expect(refused.ok ? "" : refused.reason).to.match(
+      /^ipip_tunnel_pool_cidr is built for Calico v3\.31 or v3\.32 .* this cluster runs Calico v3\.33\.0, whose programClusterRoutes changed in v3\.33/,
+    );
+  });
+
   it("keeps BIRD's path, and says why, before Calico v3.31, without the direction's tunnel pool, and with no switch between IPIP and VXLAN", () => {
     const cases: [ClusterObservation, Target, RegExp][] = [
       [
@@ -693,7 +755,7 @@ describe("Calico >= 3.31 with a tunnel pool: Felix programs the routes through t
     expect(old.ok).to.equal(false);
     if (!old.ok)
       expect(old.reason).to.equal(
-        "ipip_tunnel_pool_cidr needs Calico v3.31 or later (Felix programs the IPIP routes with programClusterRoutes), and this cluster runs Calico v3.30.1: remove the option; the switch out of VXLAN then takes BIRD's path.",
+        "ipip_tunnel_pool_cidr needs Calico v3.31 or v3.32 (Felix programs the IPIP routes with programClusterRoutes), and this cluster runs Calico v3.30.1: remove the option; the switch out of VXLAN then takes BIRD's path.",
       );
     const overlap = plan(start("VXLAN Always", "vxlan", "explicit", "v3.31.0"), {
       ...target("IPIP Always", "bird"),
