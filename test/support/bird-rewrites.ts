@@ -10,9 +10,10 @@
 // (NLM_F_EXCL), so the route is gone for tens of microseconds. A probe routed in that moment is lost. Seen in the
 // lab's kept logs (2026-12-04, 38 runs of the real calico-node v3.31.0): of BIRD's 556 deletes of a route that it
 // re-added within 1 ms, 216 came within 50 ms after another node's Felix took a route over (median 1.9 ms after;
-// test/bench/FIGURES.md, "When Felix takes BIRD's routes over"). The path's order cannot avoid it: until the last Felix has taken over, some node's
-// BIRD owns routes that other BIRDs' learning makes it rewrite. Calico v3.32 has BIRD withdraw instead
-// (BGPConfiguration programClusterRoutes).
+// test/bench/FIGURES.md, "When Felix takes BIRD's routes over"). The path's order cannot avoid it: until the last
+// Felix has taken over, some node's BIRD owns routes that other BIRDs' learning makes it rewrite. v3.32's iBGP export
+// still lets BIRD re-advertise tunl0 routes; Calico's main rejects them once BGPConfiguration programClusterRoutes
+// leaves the IPIP routes to Felix (dc0f49fc43, after v3.32).
 
 import type { ProberFigures, StepTiming } from "./lab.js";
 import { labMonitorLogs } from "./monitor-logs.js";
