@@ -68,10 +68,13 @@ const TUNNEL_POOLS: Partial<
 };
 const tunnelPoolOf = (d: Direction): Partial<Target> => TUNNEL_POOLS[d]?.target ?? {};
 
+/** The Calico release the lab runs (test/lab/lib.sh: LAB_CALICO, v3.31.0 by default), which the planner's path depends on. */
+const LAB_CALICO = process.env.LAB_CALICO ?? "v3.31.0";
+
 /** The steps with a write the executor takes in a direction, by the pure planner on the simulated cluster. */
 function writeSteps(d: Direction): string[] {
   const { from, to } = STATES[d];
-  let obs: ClusterObservation = start(from[0], from[1], "explicit");
+  let obs: ClusterObservation = start(from[0], from[1], "explicit", LAB_CALICO);
   const goal = { ...target(to[0], to[1]), ...tunnelPoolOf(d) };
   const titles: string[] = [];
   for (let i = 0; i < 20; i++) {
