@@ -26,8 +26,8 @@ import { FQCN_PREFIX } from "../../tools/collection-content.js";
 const VENVS = (process.env.CALICO_ENCAP_ANSIBLE_VENVS ?? dirname(VENV_BIN))
   .split(/\s+/)
   .filter(Boolean);
-/** Kubespray 2.19's encapsulation defaults; its block size still fell back to 24. */
-const KUBESPRAY_219 = { calico_pool_blocksize: 24 };
+/** A Kubespray v2.19 fork whose inventory lies outside its tree: the release named, its defaults then apply. */
+const KUBESPRAY_219 = { calico_encap_kubespray_release: "2.19" };
 const PINNED_218 = {
   calico_ipip_mode: "Always",
   calico_vxlan_mode: "Never",

@@ -120,7 +120,9 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
     const vars = {
       calico_encap_calicoctl_path: tools.calicoctl,
       calico_encap_kubectl_path: tools.kubectl,
-      calico_pool_blocksize: 24,
+      // The inventory of a Kubespray v2.19 fork, kept outside the fork's tree: its release named, its defaults apply
+      // (the pool's block size kube_network_node_prefix, 24).
+      calico_encap_kubespray_release: "2.19",
     };
     const r = await run("ansible-playbook", [
       "-i",
@@ -139,6 +141,28 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
       `${FQCN_PREFIX}.preflight`,
     ]);
     expect(pinned.exitCode, pinned.all).to.equal(0);
+  });
+
+  it("stops before any module runs when the Kubespray release is unknown and the inventory relies on its defaults, naming the variables", async () => {
+    const before = readFileSync(tools.log, "utf8").length;
+    const vars = { calico_encap_calicoctl_path: tools.calicoctl, calico_encap_kubectl_path: tools.kubectl };
+    const r = await run("ansible-playbook", ["-i", "hosts.ini", "-e", JSON.stringify(vars), `${FQCN_PREFIX}.preflight`]);
+    expect(r.exitCode, r.all).to.equal(2);
+    expect(r.all).to.include("calico_encap cannot tell which Kubespray release's defaults apply");
+    expect(r.all).to.include(
+      "the inventory leaves calico_ipip_mode, calico_vxlan_mode, calico_network_backend, calico_pool_blocksize, " +
+        "calico_vxlan_mode_ipv6, calico_pool_blocksize_ipv6 undefined",
+    );
+    expect(r.all).to.include("Set calico_encap_kubespray_release to the fork's release line (one of 2.18, 2.19, 2.28, 2.30, 2.31)");
+    expect(readFileSync(tools.log, "utf8").slice(before), "no command ran on the target").to.equal("");
+    const named = await run("ansible-playbook", [
+      "-i",
+      "hosts.ini",
+      "-e",
+      JSON.stringify({ ...vars, calico_encap_kubespray_release: "v2.18.2" }),
+      `${FQCN_PREFIX}.preflight`,
+    ]);
+    expect(named.exitCode, `v2.18's defaults match the Kubespray 2.18 cluster: ${named.all}`).to.equal(0);
   });
 
   describe("its backend, compiled from V8's code cache (src/bundle/loader.ts)", () => {

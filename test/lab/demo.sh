@@ -27,9 +27,14 @@ die() {
 collections=$(mktemp -d)
 trap 'bash test/lab/lab.sh down >/dev/null 2>&1 || true; rm -rf "$collections"' EXIT
 
-# Kubespray 2.19 changed the encapsulation defaults (IPIP Never, VXLAN Always, backend vxlan); its pool block size
-# still fell back to kube_network_node_prefix (24). The role falls back to Kubespray's current defaults (26).
-kubespray_219=(-e calico_pool_blocksize=24)
+# A Kubespray v2.19.1 fork, as its user has it: the release's tree (its roles linked from ../shared/kubespray, never
+# copied) with the inventory inside it (inventory/lab/, a copy of the lab's without its calico_encap_kubespray_release
+# line). The role reads the release from the tree (two levels above the inventory) and falls back to v2.19.1's own
+# defaults where the inventory is silent: IPIP Never, VXLAN Always, backend vxlan, the pool's block size
+# kube_network_node_prefix (24).
+kubespray_tree=${KUBESPRAY_TREES:-$PWD/../shared/kubespray}/v2.19.1
+[ -d "$kubespray_tree/roles/network_plugin/calico" ] || die "no Kubespray v2.19.1 tree at $kubespray_tree (set KUBESPRAY_TREES)"
+fork=$collections/kubespray
 
 # The collection, installed as a user installs it (make demo's setup built the tarball).
 tarball=$(bash test/collection/tarball.sh) || die "no collection to install"
@@ -45,7 +50,7 @@ user_path=$(tr ':' '\n' <<<"$PATH" | grep -v "^$PWD" | paste -sd: -)
 playbook() {
 	local name=$1
 	shift
-	printf '$ ansible-playbook -i %s calico_encap.kubespray.%s %s\n' "${inventory/#$PWD\//}" "$name" "$*"
+	printf '$ ansible-playbook -i %s calico_encap.kubespray.%s %s\n' "${inventory/#$fork\//}" "$name" "$*"
 	set +e
 	PATH="$venv_bin:$user_path" ANSIBLE_CONFIG="$collections/ansible.cfg" ANSIBLE_NOCOLOR=1 \
 		"$venv_bin/ansible-playbook" -i "$inventory" "calico_encap.kubespray.$name" "$@" 2>&1 |
@@ -62,6 +67,9 @@ playbook() {
 	return "$rc"
 }
 
+mkdir -p "$fork/inventory/lab"
+ln -s "$kubespray_tree/roles" "$fork/roles"
+
 say "1. Starting the lab as Kubespray v2.18.2's Calico role installs it (IPIP Always, backend bird, Felix ipipEnabled: true, vxlanEnabled: false)"
 PROFILE=kubespray-2.18 NODES=3 bash test/lab/lab.sh up
 for _ in $(seq 1 120); do
@@ -69,9 +77,11 @@ for _ in $(seq 1 120); do
 	sleep 0.5
 done
 prober start --pods "$state/kubelet/pods.json" --max-seconds 900
+grep -v '^calico_encap_kubespray_release=' "$state/inventory.ini" >"$fork/inventory/lab/hosts.ini"
+inventory=$fork/inventory/lab/hosts.ini
 
 say "2. The preflight with Kubespray 2.19's defaults (the 2022 upgrade): expect it to block"
-if playbook preflight "${kubespray_219[@]}"; then die "the preflight passed; it should have blocked the 2.19 defaults"; fi
+if playbook preflight; then die "the preflight passed; it should have blocked the 2.19 defaults"; fi
 
 say "3. The migration to Kubespray 2.19's encapsulation (VXLAN, backend vxlan) with a tunnel pool for the VTEPs, the prober sending about 1200 probes a second"
 prober reset
@@ -82,6 +92,6 @@ jq -r '"prober: \(.lost) of \(.sent) probes (pod to pod and host to remote pod, 
 node dist/test/lab/demo-bound.js "$state/playbook-migrate.out" "$state/prober-migrate.json" || die "the prober's figure broke the bound"
 
 say "4. The preflight with Kubespray 2.19's defaults again: expect it to pass"
-playbook preflight "${kubespray_219[@]}" || die "the preflight failed after the migration"
+playbook preflight || die "the preflight failed after the migration"
 
 say "5. Stopping the lab"

@@ -15,7 +15,14 @@
 //   Kubespray's kubernetes/client role gives root on a control-plane node.
 
 import { execa } from "execa";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
@@ -259,6 +266,11 @@ export async function kubesprayPlaybook(lab: Lab, run: KubesprayRun): Promise<Ku
   const venv = await kubesprayVenv(run.release);
   const dir = mkdtempSync(join(tmpdir(), `calico-encap-kubespray-${run.release}-`));
   mkdirSync(dir, { recursive: true });
+  // The play at the root of a fork of the release, as its cluster.yml: the tree's roles (and galaxy.yml) linked
+  // there, where the role calico_encap finds the release whose defaults apply (tasks/release.yml).
+  symlinkSync(join(tree, "roles"), join(dir, "roles"));
+  if (existsSync(join(tree, "galaxy.yml")))
+    symlinkSync(join(tree, "galaxy.yml"), join(dir, "galaxy.yml"));
   const ansible = join(REPO, "ansible");
   writeFileSync(
     join(dir, "ansible.cfg"),

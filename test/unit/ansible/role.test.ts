@@ -175,6 +175,7 @@ describe("the calico_encap role against the schemas", () => {
         "calico_encap_environment",
         "calico_encap_mode",
         "calico_encap_bridge_idle_timeout",
+        "calico_encap_kubespray_release",
         "kube_network_plugin",
       ];
       expect(Object.keys(options).sort(), entry).to.deep.equal([...inputs, ...extra].sort());
