@@ -6,10 +6,23 @@
 # requirements file (kept in VERSION/.complete): a changed pin rebuilds it, later runs reuse it.
 # Progress goes to stderr; only the directory goes to stdout.
 set -euo pipefail
-version="${1:?usage: venv.sh VERSION (e.g. 9.13.0)}"
+# venv.sh kubespray-vX.Y.Z: the venv a user of that Kubespray release has, `pip install -r` its own requirements.txt
+# (in the tree under KUBESPRAY_TREES, default ../shared/kubespray), on the Python its pinned Ansible runs on: releases
+# that pin ansible-core 2.12 or older (v2.18, v2.19) predate Python 3.11, so pyenv's Python 3.10 builds theirs.
+version="${1:?usage: venv.sh VERSION (e.g. 9.13.0, or kubespray-v2.19.1)}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 req="$here/requirements-$version.txt"
-if [ ! -f "$req" ]; then
+python=python3
+if [[ $version == kubespray-v* ]]; then
+  trees="${KUBESPRAY_TREES:-$here/../../../shared/kubespray}"
+  req="$trees/${version#kubespray-}/requirements.txt"
+  python="${CALICO_ENCAP_PYTHON310:-$HOME/.pyenv/versions/3.10.13/bin/python3.10}"
+  if [ ! -x "$python" ]; then
+    python=$(command -v python3.10 || true)
+    [ -n "$python" ] || { echo "venv.sh: $version needs Python 3.10 (its Ansible predates 3.11); set CALICO_ENCAP_PYTHON310" >&2; exit 2; }
+  fi
+  [ -f "$req" ] || { echo "venv.sh: no $req (set KUBESPRAY_TREES to the folder of Kubespray's release trees)" >&2; exit 2; }
+elif [ ! -f "$req" ]; then
   echo "venv.sh: no $req; the pinned versions are: $(cd "$here" && ls requirements-*.txt | sed 's/requirements-//; s/\.txt$//' | tr '\n' ' ')" >&2
   exit 2
 fi
@@ -25,7 +38,7 @@ if [ "$(cat "$dir/.complete" 2>/dev/null)" != "$key" ]; then
   rm -rf "$dir"
   mkdir -p "$(dirname "$dir")"
   # A venv records its own path in its scripts: build it where it stays, and mark it complete only at the end.
-  python3 -m venv "$dir"
+  "$python" -m venv "$dir"
   # --no-compile: pip would byte-compile every module of every collection ansible ships (CPU taken from the
   # lab's Go builds, which run beside it); Python compiles what a run imports.
   "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input --no-compile -r "$req" >&2
