@@ -108,11 +108,20 @@ ANSIBLE_VERSIONS := 9.13.0 11.13.0
 MOLECULE_ANSIBLE_VERSIONS := 11.13.0
 endif
 MOLECULE_VERSIONS_SCENARIO := upgrade_blocked
+# The seed's releases on their own Ansible, from their own requirements.txt on pyenv's Python 3.10 (venv.sh
+# kubespray-vX.Y.Z): v2.18.2's ansible-base 2.10.15 and v2.19.1's ansible-core 2.12.5. The lab's kubespray-seed.test
+# runs their plays over SSH in both tiers; the full tier also runs test/ansible on them.
+SEED_VENVS := kubespray-v2.18.2 kubespray-v2.19.1
+ifeq ($(TEST_TIER),full)
+SEED_ANSIBLE_VERSIONS := $(SEED_VENVS)
+else
+SEED_ANSIBLE_VERSIONS :=
+endif
 # The Kubespray Ansible venvs the tier needs, built once and cached (venv.sh). make test builds them beside the lab's
 # Go builds (pip waits on the network, go build on the cores), so slot B does not wait for them; a venv that fails
 # here is built again (or its failure reported) by the stage that needs it.
 venvs:
-	@for v in $(ANSIBLE_VERSIONS) $(addsuffix -molecule,$(MOLECULE_ANSIBLE_VERSIONS)); do \
+	@for v in $(ANSIBLE_VERSIONS) $(addsuffix -molecule,$(MOLECULE_ANSIBLE_VERSIONS)) $(SEED_VENVS); do \
 	  bash test/ansible-versions/venv.sh $$v >/dev/null || echo "venv $$v failed; the stage that needs it builds it again"; \
 	done
 test-ansible-versions: setup lab-build
@@ -121,6 +130,11 @@ test-ansible-versions: setup lab-build
 	  venv=$$(bash test/ansible-versions/venv.sh $$v) || { failed="$$failed venv-$$v"; continue; }; \
 	  venvs="$$venvs $$venv"; \
 	  echo "== test/ansible with ansible $$v ($$($$venv/bin/ansible --version | sed -n 1p))"; \
+	  CALICO_ENCAP_ANSIBLE_VENV=$$venv $(MOCHA) --timeout 180000 'dist/test/ansible/**/*.test.js' || failed="$$failed ansible-$$v"; \
+	done; \
+	for v in $(SEED_ANSIBLE_VERSIONS); do \
+	  venv=$$(bash test/ansible-versions/venv.sh $$v) || { failed="$$failed venv-$$v"; continue; }; \
+	  echo "== test/ansible with $$v's own Ansible ($$($$venv/bin/ansible --version | sed -n 1p))"; \
 	  CALICO_ENCAP_ANSIBLE_VENV=$$venv $(MOCHA) --timeout 180000 'dist/test/ansible/**/*.test.js' || failed="$$failed ansible-$$v"; \
 	done; \
 	echo "== the preflight over SSH on one lab with ansible$$venvs"; \
@@ -168,7 +182,7 @@ TOUR_ENTRIES := "transitions||$(I)/transitions.test.js"
 OLDER_CALICO_ENTRIES :=
 endif
 LAB_QUEUE_ENTRIES := $(TOUR_ENTRIES) "tunnel-pool-tour||$(I)/tunnel-pool-tour.test.js" \
-	$(foreach f,interrupt dualstack real-calico-node,"$(f)||$(I)/$(f).test.js") $(OLDER_CALICO_ENTRIES) \
+	$(foreach f,interrupt kubespray-seed dualstack real-calico-node,"$(f)||$(I)/$(f).test.js") $(OLDER_CALICO_ENTRIES) \
 	$(foreach f,kubespray-role migrate role human check waits lab-can-fail bridge-ssh ssh lab-dataplane standin,"$(f)||$(I)/$(f).test.js")
 LAB_QUEUE := $(CURDIR)/.cache/lab-queue
 export MOCHA

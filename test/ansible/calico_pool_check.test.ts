@@ -3,7 +3,7 @@
 
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
-import { ansibleDoc, runAdhoc, runTask } from "../support/ansible.js";
+import { ansibleDoc, coreBefore, runAdhoc, runTask } from "../support/ansible.js";
 import { live218 } from "../support/builders.js";
 import { calicoctlScript, kubectlScript } from "../support/calico-json.js";
 import type { FakeTools } from "../support/fake-commands.js";
@@ -132,7 +132,10 @@ describe("calico_pool_check options through ad-hoc ansible", function () {
 
 describe("ansible-doc calico_pool_check", function () {
   this.timeout(60000);
-  it("shows every option and return value from the sidecar", async () => {
+  it("shows every option and return value from the sidecar", async function () {
+    // The checkout's ansible/library documents its modules in sidecar YAML files, which ansible-doc reads from
+    // ansible-core 2.15 on; the collection's documentation modules (collection.test.ts) are read by every core.
+    if (await coreBefore("2.15")) this.skip();
     const doc = await ansibleDoc("calico_pool_check");
     for (const word of ["ipip_mode", "network_backend", "pool_blocksize_ipv6", "fail_on_mismatch", "pin_vars", "findings", "migration"])
       expect(doc, word).to.include(word);

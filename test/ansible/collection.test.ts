@@ -18,7 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { VENV_BIN } from "../support/ansible.js";
+import { coreBefore, VENV_BIN } from "../support/ansible.js";
 import { live218, PINNED_218 } from "../support/builders.js";
 import { calicoctlScript, kubectlScript } from "../support/calico-json.js";
 import { installCollection, TARBALL, type InstalledCollection } from "../support/collection.js";
@@ -116,7 +116,10 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
     expect(ran.split("\n").filter((l) => l.includes("get -f - -o json")), ran).to.have.length(2);
   });
 
-  it("runs the preflight playbook by FQCN (ansible-playbook calico_encap.kubespray.preflight), which stops a mismatched inventory", async () => {
+  it("runs the preflight playbook by FQCN (ansible-playbook calico_encap.kubespray.preflight), which stops a mismatched inventory", async function () {
+    // Playbooks in collections need ansible-core 2.11 (ansible-base 2.10, Kubespray v2.18's, says "could not be
+    // found"): there the role goes in a play of the fork's (kubespray-seed.test.ts runs it so on the lab).
+    if (await coreBefore("2.11")) this.skip();
     const vars = {
       calico_encap_calicoctl_path: tools.calicoctl,
       calico_encap_kubectl_path: tools.kubectl,
@@ -143,7 +146,10 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
     expect(pinned.exitCode, pinned.all).to.equal(0);
   });
 
-  it("stops before any module runs when the Kubespray release is unknown and the inventory relies on its defaults, naming the variables", async () => {
+  it("stops before any module runs when the Kubespray release is unknown and the inventory relies on its defaults, naming the variables", async function () {
+    // Playbooks in collections need ansible-core 2.11 (ansible-base 2.10, Kubespray v2.18's, says "could not be
+    // found"): there the role goes in a play of the fork's (kubespray-seed.test.ts runs it so on the lab).
+    if (await coreBefore("2.11")) this.skip();
     const before = readFileSync(tools.log, "utf8").length;
     const vars = { calico_encap_calicoctl_path: tools.calicoctl, calico_encap_kubectl_path: tools.kubectl };
     const r = await run("ansible-playbook", ["-i", "hosts.ini", "-e", JSON.stringify(vars), `${FQCN_PREFIX}.preflight`]);
@@ -230,7 +236,10 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
         "-m",
         `${FQCN_PREFIX}.calico_pool_check`,
         "-a",
-        JSON.stringify(args),
+        // key=value: ad-hoc JSON arguments need ansible-core 2.13 or later (v2.19.1's Ansible is 2.12.5).
+        Object.entries(args)
+          .map(([k, v]) => `${k}=${String(v)}`)
+          .join(" "),
       ]);
       expect(r.exitCode).to.not.equal(0);
       expect(r.all).to.include(

@@ -7,12 +7,18 @@
 
 import { expect } from "chai";
 import { execa } from "execa";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { ansibleEnv, REPO, VENV_BIN } from "../support/ansible.js";
 import { KUBESPRAY_TREES, type KubesprayRelease } from "../support/kubespray.js";
+import {
+  backendExpression,
+  blockSizeExpression,
+  defaultsFiles,
+  linkFork,
+} from "../support/kubespray-tree.js";
 
 const RELEASES: [KubesprayRelease, string][] = [
   ["v2.18.2", "2.18"],
@@ -22,55 +28,10 @@ const RELEASES: [KubesprayRelease, string][] = [
   ["v2.31.0", "2.31"],
 ];
 
-/** The release's defaults files: its defaults role's, then its Calico defaults (calico_defaults, else calico's). */
-function defaultsFiles(tree: string): string[] {
-  const files: string[] = [];
-  for (const dir of ["kubespray-defaults/defaults", "kubespray_defaults/defaults", "kubespray_defaults/defaults/main"]) {
-    const d = join(tree, "roles", dir);
-    if (!existsSync(d)) continue;
-    for (const f of readdirSync(d).sort())
-      if (/\.ya?ml$/.test(f)) files.push(join(d, f));
-  }
-  const calico = ["calico_defaults", "calico"]
-    .map((r) => join(tree, "roles", "network_plugin", r, "defaults", "main.yml"))
-    .find((f) => existsSync(f));
-  if (!calico) throw new Error(`${tree}: no Calico defaults file`);
-  return [...files, calico];
-}
-
-/**
- * The pool's blockSize as the tree's install.yml creates the pool: the first `"blockSize": {{ EXPR }}` whose EXPR
- * reads the IPv4 (or the IPv6) pool's variable, e.g. `calico_pool_blocksize | default(kube_network_node_prefix)`.
- */
-function blockSizeExpression(tree: string, ipv6: boolean): string {
-  const text = readFileSync(join(tree, "roles/network_plugin/calico/tasks/install.yml"), "utf8");
-  const variable = ipv6 ? /\bcalico_pool_blocksize_ipv6\b/ : /\bcalico_pool_blocksize\b(?!_)/;
-  const found = [...text.matchAll(/"blockSize": \{\{\s*(.+?)\s*\}\}/g)]
-    .map((m) => m[1] ?? "")
-    .find((e) => variable.test(e));
-  if (!found) throw new Error(`${tree}: install.yml creates no pool with ${String(variable)}`);
-  return found;
-}
-
-/** The value calico-config's calico_backend takes when the inventory leaves calico_network_backend undefined. */
-function backendExpression(tree: string): string {
-  const template = readFileSync(join(tree, "roles/network_plugin/calico/templates/calico-config.yml.j2"), "utf8");
-  // v2.18: {% if calico_network_backend is defined %} ... {% else %} calico_backend: "bird" {% endif %}
-  const fallback = /\{% else %\}\s*cluster_type: "kubespray,bgp"\s*calico_backend: "(\w+)"/.exec(template)?.[1];
-  return fallback ? `calico_network_backend | default('${fallback}')` : "calico_network_backend";
-}
-
-/** A fork of the tree: links to its roles (and galaxy.yml), the play at its root. */
-function fork(tree: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "calico-encap-fork-"));
-  symlinkSync(join(tree, "roles"), join(dir, "roles"));
-  if (existsSync(join(tree, "galaxy.yml"))) symlinkSync(join(tree, "galaxy.yml"), join(dir, "galaxy.yml"));
-  return dir;
-}
-
 async function render(release: KubesprayRelease): Promise<{ line: string; row: unknown; release: unknown }> {
   const tree = join(KUBESPRAY_TREES, release);
-  const dir = fork(tree);
+  const dir = mkdtempSync(join(tmpdir(), "calico-encap-fork-"));
+  linkFork(tree, dir);
   const out = join(dir, "out.json");
   const blockSize = blockSizeExpression(tree, false);
   const blockSize6 = blockSizeExpression(tree, true);
@@ -102,7 +63,6 @@ async function render(release: KubesprayRelease): Promise<{ line: string; row: u
       ],
     },
   ];
-  mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "play.yml"), stringify(play));
   const r = await execa(join(VENV_BIN, "ansible-playbook"), ["-i", "localhost,", "-c", "local", "-e", `ansible_python_interpreter=${join(VENV_BIN, "python")}`, join(dir, "play.yml")], {
     reject: false,

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { ansibleEnv, REPO, VENV_BIN } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
-import { labDown, labUp } from "../support/lab.js";
+import { labDown, labUp, sshNode1 } from "../support/lab.js";
 
 describe("the lab's control-plane node over SSH", function () {
   this.timeout(300000);
@@ -90,19 +90,8 @@ describe("the lab's control-plane node over SSH", function () {
         return false;
       }
     });
-    const key = join(lab.state, "ssh", "id_ed25519");
-    const inventory = readFileSync(join(lab.state, "inventory.ini"), "utf8");
-    const host = /^node-1 ansible_host=(\S+)/m.exec(inventory)?.[1] ?? "";
     const sizes = existing.map((f) => `wc -c < ${home}/${f}`).join("; ");
-    const r = await execa(
-      "ssh",
-      [
-        ...["-i", key, "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no"],
-        ...["-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", `root@${host}`],
-        `${sizes}; echo end`,
-      ],
-      { reject: false, timeout: 30000 },
-    );
+    const r = await sshNode1(lab, `${sizes}; echo end`);
     expect(r.exitCode, r.stderr).to.equal(0);
     // Each file that exists (non-empty) on the host reads as empty in node-1's sessions.
     expect(r.stdout.split("\n")).to.deep.equal([...existing.map(() => "0"), "end"]);

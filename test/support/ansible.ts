@@ -122,6 +122,22 @@ export async function runAdhoc(
   return { output: r.all ?? "", exitCode: r.exitCode ?? -1 };
 }
 
+/** Whether the ansible-core of VENV_BIN is older than `version` ("2.15"). */
+export async function coreBefore(version: string): Promise<boolean> {
+  const r = await execa(join(VENV_BIN, "python"), [
+    "-c",
+    "import ansible.release as r; print(r.__version__)",
+  ]);
+  const have = r.stdout.trim().split(".").map(Number);
+  const want = version.split(".").map(Number);
+  for (let i = 0; i < want.length; i++) {
+    const h = have[i] ?? 0;
+    const w = want[i] ?? 0;
+    if (h !== w) return h < w;
+  }
+  return false;
+}
+
 export async function ansibleDoc(module: string): Promise<string> {
   const r = await execa(join(VENV_BIN, "ansible-doc"), [module], {
     cwd: REPO,

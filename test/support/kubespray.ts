@@ -26,7 +26,15 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
+import { FQCN_PREFIX } from "../../tools/collection-content.js";
 import { ansibleEnv, REPO } from "./ansible.js";
+import { installCollection, type InstalledCollection } from "./collection.js";
+import {
+  backendExpression,
+  blockSizeExpression,
+  calicoDefaultsFile,
+  linkFork,
+} from "./kubespray-tree.js";
 import type { Lab } from "./lab.js";
 import { parseRecap, type PlaybookRun } from "./playbook.js";
 
@@ -38,18 +46,29 @@ export const KUBESPRAY_TREES = resolve(
 export type KubesprayRelease = "v2.18.2" | "v2.19.1" | "v2.28.1" | "v2.30.0" | "v2.31.0";
 
 /**
- * The Ansible each release runs on here: the one it pins from v2.28.1 on (Kubespray's requirements.txt, built by
- * venv.sh); v2.18.2 and v2.19.1 pin Ansible releases (3.4.0 / ansible-base 2.10 and 5.7.1 / ansible-core 2.12)
- * that predate this Python (3.11), so their role runs on ansible-core 2.16 (ansible 9.13.0), the oldest Ansible
- * that Kubespray pins and this project supports.
+ * The Ansible each release runs on here, as venv.sh builds it: the one it pins from v2.28.1 on (requirements files
+ * beside venv.sh, Kubespray's own pins); v2.18.2 and v2.19.1 on their own requirements.txt, `pip install -r` from
+ * the tree as their users run it (ansible 3.4.0 / ansible-base 2.10.15 and ansible 5.7.1 / ansible-core 2.12.5), on
+ * pyenv's Python 3.10, since those predate Python 3.11.
  */
 export const KUBESPRAY_ANSIBLE: Record<KubesprayRelease, string> = {
-  "v2.18.2": "9.13.0",
-  "v2.19.1": "9.13.0",
+  "v2.18.2": "kubespray-v2.18.2",
+  "v2.19.1": "kubespray-v2.19.1",
   "v2.28.1": "9.13.0",
   "v2.30.0": "10.7.0",
   "v2.31.0": "11.13.0",
 };
+
+/** The collection installed once per Ansible (its bin directory) for this process. */
+const installs = new Map<string, Promise<InstalledCollection>>();
+function installedCollection(bin: string): Promise<InstalledCollection> {
+  let install = installs.get(bin);
+  if (!install) {
+    install = installCollection(bin);
+    installs.set(bin, install);
+  }
+  return install;
+}
 
 /** A release's tree; a clear error when KUBESPRAY_TREES does not hold it. */
 export function kubesprayTree(release: KubesprayRelease): string {
@@ -100,7 +119,7 @@ function node1Address(lab: Lab): string {
  * with the release's defaults roles, as the README tells a fork) and Kubespray's Calico role; for the bench,
  * Kubespray's own Calico check tasks (check) and the same play without a task (defaults).
  */
-export type KubesprayPlay = "preflight" | "migrate" | "calico" | "check" | "defaults";
+export type KubesprayPlay = "preflight" | "migrate" | "calico" | "check" | "defaults" | "settings";
 
 export interface KubesprayRun {
   release: KubesprayRelease;
@@ -161,7 +180,10 @@ function calicoEncapPlay(tree: string, tasksFrom: "preflight" | "migrate"): unkn
     tasks: [
       {
         name: tasksFrom === "preflight" ? "Calico preflight" : "Calico encapsulation migration",
-        "ansible.builtin.import_role": { name: "calico_encap", tasks_from: tasksFrom },
+        "ansible.builtin.import_role": {
+          name: `${FQCN_PREFIX}.calico_encap`,
+          tasks_from: tasksFrom,
+        },
       },
     ],
   };
@@ -190,6 +212,69 @@ function calicoCheckPlay(tree: string, check: boolean): unknown {
         ]
       : [],
   };
+}
+
+/** The marker of the settings play's line: `KUBESPRAY_CALICO_SETTINGS {json}`. */
+const SETTINGS_MARK = "KUBESPRAY_CALICO_SETTINGS";
+
+/** The pool and backend Kubespray's Calico role would write with the run's inventory, as its settings play rendered. */
+export interface KubesprayCalicoSettings {
+  pool_name: string;
+  cidr: string;
+  blockSize: number;
+  ipipMode: string;
+  vxlanMode: string;
+  backend: string;
+}
+
+/**
+ * What the release's own Calico role would write with this inventory, rendered by Ansible from the release's tree
+ * (its defaults roles, its Calico role's defaults with a role default's precedence: an inventory value wins, and its
+ * install.yml's and calico-config template's expressions): the oracle the parity matrix holds the preflight to,
+ * independent of the role calico_encap.
+ */
+function settingsPlay(tree: string): unknown {
+  const settings = [
+    `'pool_name': calico_pool_name`,
+    `'cidr': calico_pool_cidr | default(kube_pods_subnet)`,
+    `'blockSize': (${blockSizeExpression(tree, false)}) | int`,
+    `'ipipMode': calico_ipip_mode`,
+    `'vxlanMode': calico_vxlan_mode`,
+    `'backend': ${backendExpression(tree)}`,
+  ];
+  return {
+    name: "What Kubespray's Calico role would write with this inventory",
+    hosts: "kube_control_plane",
+    // Some releases' Calico defaults read facts (v2.19.1: ansible_distribution_major_version).
+    gather_facts: true,
+    roles: [...defaultsRoles(tree), { role: CALICO_ROLE_DEFAULTS }],
+    tasks: [
+      {
+        name: "The pool and backend the role would write",
+        "ansible.builtin.debug": {
+          msg: `${SETTINGS_MARK} {{ { ${settings.join(", ")} } | to_json }}`,
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * A role of the run's own whose defaults are the release's Calico role's defaults file (linked), so that the settings
+ * play has them at a role default's precedence, as the Calico role has them, without running its tasks.
+ */
+const CALICO_ROLE_DEFAULTS = "kubespray_calico_role_defaults";
+function linkCalicoRoleDefaults(tree: string, roles: string): void {
+  const defaults = join(roles, CALICO_ROLE_DEFAULTS, "defaults");
+  mkdirSync(defaults, { recursive: true });
+  symlinkSync(calicoDefaultsFile(tree), join(defaults, "main.yml"));
+}
+
+/** The settings play's answer in a run's output. */
+export function parseSettings(output: string): KubesprayCalicoSettings {
+  const m = new RegExp(`${SETTINGS_MARK} (\\{.*\\})"`).exec(output);
+  if (!m?.[1]) throw new Error(`no ${SETTINGS_MARK} line in the run's output:\n${output}`);
+  return JSON.parse(m[1].replace(/\\"/g, '"')) as KubesprayCalicoSettings;
 }
 
 /** Network facts where the release computes them, then Kubespray's Calico role after the download stand-in. */
@@ -265,21 +350,26 @@ export async function kubesprayPlaybook(lab: Lab, run: KubesprayRun): Promise<Ku
   const tree = kubesprayTree(run.release);
   const venv = await kubesprayVenv(run.release);
   const dir = mkdtempSync(join(tmpdir(), `calico-encap-kubespray-${run.release}-`));
-  mkdirSync(dir, { recursive: true });
-  // The play at the root of a fork of the release, as its cluster.yml: the tree's roles (and galaxy.yml) linked
-  // there, where the role calico_encap finds the release whose defaults apply (tasks/release.yml).
-  symlinkSync(join(tree, "roles"), join(dir, "roles"));
-  if (existsSync(join(tree, "galaxy.yml")))
-    symlinkSync(join(tree, "galaxy.yml"), join(dir, "galaxy.yml"));
-  const ansible = join(REPO, "ansible");
+  // The play at the root of a fork of the release, as its cluster.yml, where the role calico_encap finds the
+  // release whose defaults apply (tasks/release.yml).
+  linkFork(tree, dir);
+  const runRoles = join(dir, "run-roles");
+  linkCalicoRoleDefaults(tree, runRoles);
+  const plays = run.plays ?? ["calico"];
+  const bin = join(venv, "bin");
+  // This project's plays use the collection as a user installs it (the tarball, with this Ansible's ansible-galaxy),
+  // with nothing of the checkout on any path; Kubespray's plays alone need no install.
+  const collection = plays.some((p) => p === "preflight" || p === "migrate")
+    ? await installedCollection(bin)
+    : null;
   writeFileSync(
     join(dir, "ansible.cfg"),
     [
-      "# Kubespray's tree and this project's ansible/, as a fork's ansible.cfg lists them (README).",
+      "# Kubespray's tree and the installed collection, as a fork's ansible.cfg lists them (README).",
       "[defaults]",
-      `roles_path = ${join(tree, "roles")}:${join(ansible, "roles")}`,
-      `library = ${kubeModuleDir(tree)}:${join(ansible, "library")}`,
-      `action_plugins = ${join(ansible, "action_plugins")}`,
+      `roles_path = ${join(tree, "roles")}:${runRoles}`,
+      `library = ${kubeModuleDir(tree)}`,
+      ...(collection ? [`collections_path = ${join(collection.dir, "collections")}`] : []),
       "force_valid_group_names = ignore",
       "host_key_checking = False",
       "stdout_callback = default",
@@ -290,17 +380,23 @@ export async function kubesprayPlaybook(lab: Lab, run: KubesprayRun): Promise<Ku
     ].join("\n"),
   );
   writeFileSync(join(dir, "hosts.yml"), inventory(lab, run.vars ?? {}));
-  const plays = (run.plays ?? ["calico"]).flatMap((p) =>
-    p === "calico"
-      ? calicoPlays(lab, tree)
-      : p === "check" || p === "defaults"
-        ? [calicoCheckPlay(tree, p === "check")]
-        : [calicoEncapPlay(tree, p)],
+  writeFileSync(
+    join(dir, "play.yml"),
+    stringify(
+      plays.flatMap((p) =>
+        p === "calico"
+          ? calicoPlays(lab, tree)
+          : p === "check" || p === "defaults"
+            ? [calicoCheckPlay(tree, p === "check")]
+            : p === "settings"
+              ? [settingsPlay(tree)]
+              : [calicoEncapPlay(tree, p)],
+      ),
+    ),
   );
-  writeFileSync(join(dir, "play.yml"), stringify(plays));
-  const bin = join(venv, "bin");
-  // Only this run's Ansible settings: a caller's ANSIBLE_* (Molecule's ANSIBLE_ROLES_PATH and ANSIBLE_LIBRARY,
-  // when a scenario starts the lab) would override the ansible.cfg that lists Kubespray's tree.
+  // Only this run's Ansible settings (no ANSIBLE_* of the caller's: Molecule's ANSIBLE_ROLES_PATH and
+  // ANSIBLE_LIBRARY, when a scenario starts the lab, would override this ansible.cfg), and a PATH without the
+  // checkout (the collection's environment), so that only the installed collection's backend can run.
   const env: Record<string, string> = {
     ...Object.fromEntries(
       Object.entries(process.env).filter(
@@ -308,7 +404,9 @@ export async function kubesprayPlaybook(lab: Lab, run: KubesprayRun): Promise<Ku
       ),
     ),
     ...ansibleEnv({ ANSIBLE_CONFIG: join(dir, "ansible.cfg") }, bin),
+    ...(collection ? { PATH: collection.env.PATH ?? "" } : {}),
   };
+  delete env.CALICO_ENCAP_BACKEND;
   return {
     dir,
     argv: [join(bin, "ansible-playbook"), "-i", join(dir, "hosts.yml"), join(dir, "play.yml")],
@@ -318,7 +416,8 @@ export async function kubesprayPlaybook(lab: Lab, run: KubesprayRun): Promise<Ku
 
 /**
  * Runs Kubespray's real Calico role of a release against the lab's node-1 over SSH, from the venv of the Ansible
- * that release runs on, with this project's role and plugins beside Kubespray's (as a fork adds them).
+ * that release runs on, with this project's collection installed from its tarball beside Kubespray's tree (as a
+ * fork adds it).
  */
 export async function runKubespray(lab: Lab, run: KubesprayRun): Promise<PlaybookRun> {
   const { dir, argv, env } = await kubesprayPlaybook(lab, run);

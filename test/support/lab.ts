@@ -462,6 +462,40 @@ export async function readProber(lab: Lab): Promise<ProberFigures> {
   return JSON.parse(r.stdout) as ProberFigures;
 }
 
+/** kube-system/calico-config's calico_backend ("" when the key is absent). */
+export function calicoBackend(lab: Lab): Promise<string> {
+  return kubectl(
+    lab,
+    "-n",
+    "kube-system",
+    "get",
+    "configmap",
+    "calico-config",
+    "-o",
+    "jsonpath={.data.calico_backend}",
+  );
+}
+
+/** Runs a shell command on node-1 as root over SSH, as an operator logs in (the lab's key; .lab/inventory.ini). */
+export async function sshNode1(
+  lab: Lab,
+  command: string,
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const key = join(lab.state, "ssh", "id_ed25519");
+  const inventory = readFileSync(join(lab.state, "inventory.ini"), "utf8");
+  const host = /^node-1 ansible_host=(\S+)/m.exec(inventory)?.[1] ?? "";
+  const r = await execa(
+    "ssh",
+    [
+      ...["-i", key, "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no"],
+      ...["-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", `root@${host}`],
+      command,
+    ],
+    { reject: false, timeout: 30000 },
+  );
+  return { exitCode: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
 /** Whether vxlan.calico exists in a node's network namespace (the real kernel device). */
 export async function hasVxlanDevice(
   node: string,

@@ -49,6 +49,23 @@ function clusterSummary(live: Live): CheckOutcome["cluster"] {
   };
 }
 
+/**
+ * One line per field the blocking findings name: its comparison (the finding with the live value, where one has it)
+ * and why it blocks. Several rules may name one field (the backend differs, and the inventory's pools need BIRD);
+ * every finding stays in the result's findings.
+ */
+function fieldLines(blocking: readonly Finding[]): string[] {
+  const byField = new Map<string, Finding[]>();
+  for (const f of blocking) {
+    const key = `${f.object} ${f.field}`;
+    byField.set(key, [...(byField.get(key) ?? []), f]);
+  }
+  return [...byField.values()].map((group) => {
+    const primary = group.find((f) => f.live !== null && f.live !== undefined) ?? group[0];
+    return primary ? `- ${describe(primary)}. ${primary.why}` : "";
+  });
+}
+
 function message(
   live: Live,
   blocking: Finding[],
@@ -69,7 +86,7 @@ function message(
     failing
       ? "The inventory does not match the live Calico configuration; applying it would break pod networking or fail half-way:"
       : "The inventory does not match the live Calico configuration (reported as warnings, fail_on_mismatch is false):",
-    ...blocking.map((f) => `- ${describe(f)}`),
+    ...fieldLines(blocking),
     `To keep today's behaviour, set in the inventory (group_vars/k8s_cluster/k8s-net-calico.yml):\n${pins.replace(/^/gm, "  ")}`,
     hint.possible
       ? `To migrate instead, run ${hint.module} with ${JSON.stringify(hint.args)} before the upgrade, then keep the inventory as it is.${tunnelPoolHints(hint, String(hint.args.pool_name))}`

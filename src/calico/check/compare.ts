@@ -224,7 +224,7 @@ function backendFindings(live: Live, desired: Desired): Finding[] {
   const stranded = backendRunsBgp(have) ? poolsStrandedBy(desired.backend, live.pools) : [];
   const why =
     stranded.length > 0
-      ? `calico-node would restart without BIRD while pool(s) ${stranded.join(", ")} route with BGP (IPIP or no encapsulation): their routes vanish and cross-node pod traffic stops (the 2022 upgrade break, Kubespray issue #8691).`
+      ? `calico-node would restart without BIRD while pool(s) ${stranded.join(", ")} route with BGP (IPIP or no encapsulation): nothing programs their routes any more (BIRD's last routes stay in the kernel until a node loses them, at a restart or a new block), and cross-node pod traffic stops (the 2022 upgrade break, Kubespray issue #8691).`
       : `calico-node reads the backend only when a pod starts, so Kubespray's change rolls calico-node on every node with ${desired.backend === "bird" ? "BIRD starting" : "BIRD stopping"}; routes change while pools keep their encapsulation.`;
   return [
     finding({

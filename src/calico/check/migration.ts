@@ -83,6 +83,14 @@ export function migrationHint(
       possible: false,
       reason: "The encapsulation and backend already match the inventory.",
     };
+  const invalid = blockers.filter((f) => f.id.startsWith("inventory."));
+  if (invalid.length > 0)
+    return {
+      ...base,
+      needed,
+      possible: false,
+      reason: `The inventory asks for a configuration Calico cannot run, so there is nothing to migrate to: ${invalid.map((f) => `${f.why} ${f.remedy}`).join(" ")}`,
+    };
   if (blockers.length > 0)
     return {
       ...base,

@@ -105,6 +105,35 @@ describe("calico_pool_check decision", () => {
     it("never reports changed", () => expect(r.changed).to.equal(false));
   });
 
+  describe("the seed's break: the pool pinned to IP-in-IP, the backend left at v2.19's default (vxlan)", () => {
+    const r = checkPools(
+      inventory({ pool_blocksize: 24, ipip_mode: "Always", vxlan_mode: "Never" }),
+      live218(),
+    );
+    const backendLines = r.msg.split("\n").filter((l) => l.includes("data.calico_backend"));
+
+    it("blocks on the backend alone, in one line that has the cluster's value and the break", () => {
+      expect(r.failed).to.equal(true);
+      expect(backendLines).to.have.length(1);
+      expect(backendLines[0]).to.include(
+        "- ConfigMap kube-system/calico-config data.calico_backend: cluster has bird, inventory (calico_network_backend) says vxlan. ",
+      );
+      expect(backendLines[0]).to.match(/without BIRD.*#8691/);
+      expect(r.msg).not.to.include("cluster has (unset)");
+    });
+    it("keeps every rule's finding in the result", () => {
+      expect(ids(r.findings, "blocking")).to.include.members(["backend", "inventory.needsBird"]);
+    });
+    it("says the inventory's target cannot run, not that a migration cannot change the backend", () => {
+      expect(r.migration.possible).to.equal(false);
+      expect(r.migration.reason).to.match(
+        /^The inventory asks for a configuration Calico cannot run/,
+      );
+      expect(r.migration.reason).to.include("Set calico_network_backend: bird");
+      expect(r.migration.reason).not.to.include("a migration cannot change them");
+    });
+  });
+
   it("passes a 2.18 cluster with the pinned variables", () => {
     const r = checkPools(inventory(PINNED_218), live218());
     expect(r.failed).to.equal(false);

@@ -1,0 +1,391 @@
+// The seed's own users (Kubespray issue #8691): a cluster Kubespray v2.18.2's real Calico role installed (IPIP
+// Always, backend bird, blockSize 24; the kubespray-2.18 profile), upgraded by a v2.19.1 fork, everything on the
+// Ansible each release pins (ansible-base 2.10.15 and ansible-core 2.12.5, venvs from the releases' own
+// requirements.txt; test/support/kubespray.ts) over SSH to the lab's node-1.
+//
+// - The parity matrix: on each lab state, for each release and inventory, Kubespray's own Calico check (as its
+//   kubernetes/preinstall role includes it) beside this project's preflight (as README places it in a fork), both
+//   held to what the release's own Calico role would write with that inventory (the settings play: rendered by
+//   Ansible from the release's tree, independent of the role calico_encap). The preflight must pass exactly where
+//   the role would write what the cluster has.
+// - v2.19.1's own check refuses its defaults; the preflight first in the same play stops them, and stops the pool
+//   pinned with the backend left at its default (vxlan), naming the backend and giving the lines that keep BIRD.
+// - The migration from v2.18.2's fork on ansible-base 2.10.15 moves the cluster to VXLAN, the matrix runs on that
+//   state, and the migration from v2.19.1's fork on ansible-core 2.12.5 brings it back with those lines.
+// - The seed's break as Kubespray's own play makes it: the pool pinned and the backend left, v2.19.1's check passes,
+//   its role switches calico-config to vxlan and BIRD stops on every node. BIRD's routes stay in the kernel (Calico's
+//   bird.cfg: `persist`), so traffic flows on until a node loses them, as at a restart: then that node stays cut off,
+//   where with BIRD running (the control) its routes come back.
+
+import { expect } from "chai";
+import { execa } from "execa";
+import type { Lab } from "../support/lab.js";
+import {
+  calicoBackend,
+  calicoctl,
+  everyResourceVersion,
+  labDown,
+  labUp,
+  nodesStatus,
+  readProber,
+  resetProber,
+  sshNode1,
+  startProber,
+  waitUntil,
+} from "../support/lab.js";
+import type { PairReport } from "../lab/prober/control.js";
+import {
+  KUBESPRAY_ANSIBLE,
+  parseSettings,
+  runKubespray,
+  type KubesprayCalicoSettings,
+  type KubesprayRelease,
+} from "../support/kubespray.js";
+import { failedResult } from "../support/playbook.js";
+import { TIER } from "../support/tier.js";
+
+/** The pool pinned to IP-in-IP, the backend left to the release's default: the seed's break. */
+const POOL_PINNED = { calico_ipip_mode: "Always", calico_vxlan_mode: "Never" };
+/** The #8691 reporter's workaround inventory: datastore, the probes' timeouts, IPIP, BIRD; no block size. */
+const WORKAROUND_8691 = {
+  calico_datastore: "kdd",
+  calico_node_livenessprobe_timeout: 10,
+  calico_node_readinessprobe_timeout: 10,
+  calico_ipip_mode: "Always",
+  calico_vxlan_mode: "Never",
+  calico_network_backend: "bird",
+};
+/** Everything pinned to the v2.18 cluster's pool and backend. */
+const IPIP_EVERYTHING = {
+  calico_pool_name: "default-pool",
+  calico_pool_cidr: "10.233.64.0/18",
+  calico_pool_blocksize: 24,
+  calico_ipip_mode: "Always",
+  calico_vxlan_mode: "Never",
+  calico_network_backend: "bird",
+  nat_outgoing: true,
+};
+/** Everything pinned to VXLAN with the v2.18 cluster's pool. */
+const VXLAN_EVERYTHING = {
+  ...IPIP_EVERYTHING,
+  calico_ipip_mode: "Never",
+  calico_vxlan_mode: "Always",
+  calico_network_backend: "vxlan",
+};
+const INVENTORIES: [string, Record<string, unknown>][] = [
+  ["the release's defaults", {}],
+  ["#8691's workaround", WORKAROUND_8691],
+  ["the pool pinned, the backend left", POOL_PINNED],
+  ["everything pinned to IPIP/bird", IPIP_EVERYTHING],
+  ["everything pinned to VXLAN/vxlan", VXLAN_EVERYTHING],
+];
+/** The quick tier: the seed's two releases (on VXLAN, v2.19.1 alone); the full tier adds v2.31.0 (ansible-core 2.18). */
+const MATRIX_RELEASES: KubesprayRelease[] =
+  TIER === "full" ? ["v2.18.2", "v2.19.1", "v2.31.0"] : ["v2.18.2", "v2.19.1"];
+
+const KUBESPRAY_REFUSES = "Your inventory doesn't match the current cluster configuration";
+const BACKEND_LINE =
+  "- ConfigMap kube-system/calico-config data.calico_backend: cluster has bird, inventory (calico_network_backend) says vxlan. ";
+
+/** The live pool and backend, as the settings play names them. */
+async function liveSettings(lab: Lab): Promise<KubesprayCalicoSettings> {
+  const pool = JSON.parse(await calicoctl(lab, "get", "ippool", "default-pool", "-o", "json")) as {
+    metadata: { name: string };
+    spec: { cidr: string; blockSize: number; ipipMode?: string; vxlanMode?: string };
+  };
+  const backend = await calicoBackend(lab);
+  return {
+    pool_name: pool.metadata.name,
+    cidr: pool.spec.cidr,
+    blockSize: pool.spec.blockSize,
+    ipipMode: pool.spec.ipipMode ?? "Never",
+    vxlanMode: pool.spec.vxlanMode ?? "Never",
+    backend,
+  };
+}
+
+/** How long node-1's pairs are measured once it lost its routes: the bound "stays lost" is asserted over. */
+const RESTART_BOUND_MS = 20000;
+
+/**
+ * node-1 loses its kernel routes to the other nodes' blocks, as at its restart (`ip route flush proto bird` in its
+ * namespace: the routes BIRD programmed), and the prober measures node-1's pairs and the others over
+ * RESTART_BOUND_MS from just after the flush.
+ */
+async function node1LosesItsRoutes(lab: Lab): Promise<{
+  touched: PairReport[];
+  others: PairReport[];
+}> {
+  await execa("ip", [
+    "-n",
+    `${process.env.LAB_NETNS_PREFIX ?? "calab-"}node-1`,
+    "route",
+    "flush",
+    "proto",
+    "bird",
+  ]);
+  // Measured from just after the flush: every probe counted was sent once node-1 had lost the routes.
+  await resetProber(lab);
+  await new Promise((res) => setTimeout(res, RESTART_BOUND_MS));
+  const p = await readProber(lab);
+  // The pairs that need node-1's routes: probes from node-1 (its pod, or its host: "node-1.host"), and pod probes
+  // to node-1 (the echo returns by node-1's route to the sender's block; a host's probe returns on the underlay).
+  const touches = (x: PairReport): boolean =>
+    x.from === "node-1" ||
+    x.from === "node-1.host" ||
+    (x.to === "node-1" && !x.from.endsWith(".host"));
+  const touched = p.pairs.filter(touches);
+  const others = p.pairs.filter((x) => !touches(x));
+  const sum = (pairs: PairReport[], k: "sent" | "received"): number =>
+    pairs.reduce((n, x) => n + x[k], 0);
+  console.log(
+    `      node-1's routes flushed (as at its restart), over ${RESTART_BOUND_MS / 1000} s: the ${touched.length} pairs ` +
+      `that need them received ${sum(touched, "received")} of ${sum(touched, "sent")} (longest gap ` +
+      `${Math.max(...touched.map((x) => x.longest_gap_ms))} ms); the other ${others.length} lost ` +
+      `${others.reduce((n, x) => n + x.lost, 0)} of ${sum(others, "sent")}`,
+  );
+  expect(touched, "pairs that need node-1's routes").to.have.length(6);
+  return { touched, others };
+}
+
+/** The role's migration from a fork of the release, on its Ansible, to the inventory's encapsulation. */
+async function migrate(
+  lab: Lab,
+  release: KubesprayRelease,
+  vars: Record<string, unknown>,
+): Promise<void> {
+  const r = await runKubespray(lab, {
+    release,
+    vars: { ...vars, calico_encap_wait_sleep: 1 },
+    plays: ["migrate"],
+  });
+  expect(r.exitCode, r.output).to.equal(0);
+  expect(r.output).to.match(/"msg": "Migrated in \d+ step\(s\): /);
+}
+
+interface MatrixRow {
+  state: string;
+  release: KubesprayRelease;
+  inventory: string;
+  /** The release's role would write what the cluster has (the settings play against the live objects). */
+  matches: boolean;
+  preflight: "passes" | "blocks";
+  kubespray: "passes" | "refuses";
+}
+const matrix: MatrixRow[] = [];
+
+/** One lab state: every release and inventory, Kubespray's check and the preflight, against the settings play. */
+function parityMatrix(state: string, lab: () => Lab, releases: KubesprayRelease[]): void {
+  for (const release of releases)
+    for (const [inventory, vars] of INVENTORIES)
+      it(`${state}, Kubespray ${release} (ansible ${KUBESPRAY_ANSIBLE[release]}), ${inventory}: the preflight passes exactly where the role would write what the cluster has`, async () => {
+        const before = await everyResourceVersion(lab());
+        const live = await liveSettings(lab());
+        const pre = await runKubespray(lab(), { release, vars, plays: ["settings", "preflight"] });
+        const settings = parseSettings(pre.output);
+        const matches = (Object.keys(live) as (keyof KubesprayCalicoSettings)[]).every(
+          (k) => String(settings[k]) === String(live[k]),
+        );
+        expect(pre.exitCode, pre.output).to.be.oneOf([0, 2]);
+        expect(pre.output, "the preflight ran (the release known)").to.match(
+          /TASK \[calico_encap\.kubespray\.calico_encap : Compare the inventory's Calico settings with the live cluster\]/,
+        );
+        const check = await runKubespray(lab(), { release, vars, plays: ["check"] });
+        expect(check.exitCode, check.output).to.be.oneOf([0, 2]);
+        const row: MatrixRow = {
+          state,
+          release,
+          inventory,
+          matches,
+          preflight: pre.exitCode === 0 ? "passes" : "blocks",
+          kubespray: check.exitCode === 0 ? "passes" : "refuses",
+        };
+        matrix.push(row);
+        console.log(
+          `      role would write ${JSON.stringify(settings)}; cluster ${matches ? "matches" : "differs"}; ` +
+            `preflight ${row.preflight}; Kubespray's check ${row.kubespray}`,
+        );
+        if (check.exitCode !== 0)
+          expect(check.output, "Kubespray's check refused on its pool assertion").to.include(
+            KUBESPRAY_REFUSES,
+          );
+        expect(await everyResourceVersion(lab()), "nothing written").to.deep.equal(before);
+        expect(row.preflight, matches ? "a false block" : "a miss").to.equal(
+          matches ? "passes" : "blocks",
+        );
+      });
+}
+
+describe("The seed's users: a Kubespray v2.18.2 cluster, v2.19.1's own check and role, each release on its own Ansible", function () {
+  this.timeout(900000);
+  let lab: Lab;
+  let pinVars: Record<string, unknown> = {};
+  before(async () => {
+    lab = await labUp("kubespray-2.18", 3);
+    expect(nodesStatus(lab).summary, "BIRD on every node").to.include({
+      podsReady: 3,
+      birdRunning: 3,
+    });
+    await startProber(lab);
+  });
+  after(async () => {
+    const count = (f: (r: MatrixRow) => boolean): number => matrix.filter(f).length;
+    if (matrix.length > 0)
+      console.log(
+        `      parity matrix: ${matrix.length} cases; false blocks ${count((r) => r.matches && r.preflight === "blocks")}, ` +
+          `misses ${count((r) => !r.matches && r.preflight === "passes")}; Kubespray's own check passed ` +
+          `${count((r) => !r.matches && r.kubespray === "passes")} case(s) where its role would change the cluster`,
+      );
+    await labDown();
+  });
+  describe("the parity matrix on the cluster v2.18.2 installed (IPIP Always, bird, blockSize 24)", () => {
+    parityMatrix("IPIP/bird/24", () => lab, MATRIX_RELEASES);
+    it("Kubespray's own check can refuse, and passes the seed's inventory that its role breaks with", () => {
+      const here = matrix.filter((r) => r.state === "IPIP/bird/24" && r.release === "v2.19.1");
+      expect(
+        here.find((r) => r.inventory === "the release's defaults")?.kubespray,
+        "v2.19.1's check with its defaults",
+      ).to.equal("refuses");
+      expect(
+        here.find((r) => r.inventory === "the pool pinned, the backend left"),
+        "v2.19.1's check with the pool pinned, the backend left",
+      ).to.deep.include({ matches: false, kubespray: "passes", preflight: "blocks" });
+    });
+  });
+  describe("v2.19.1's own check and the preflight, before any write (ansible-core 2.12.5)", () => {
+    it("its check refuses its defaults before its role writes anything", async () => {
+      const before = await everyResourceVersion(lab);
+      const r = await runKubespray(lab, { release: "v2.19.1", plays: ["check", "calico"] });
+      expect(r.exitCode, r.output).to.equal(2);
+      expect(r.output).to.include(KUBESPRAY_REFUSES);
+      expect(r.output, "no task of Kubespray's Calico play ran").not.to.match(/TASK \[Stand-in/);
+      expect(await everyResourceVersion(lab)).to.deep.equal(before);
+    });
+
+    it("the preflight first in the same play blocks its defaults, before Kubespray's check", async () => {
+      const before = await everyResourceVersion(lab);
+      const r = await runKubespray(lab, {
+        release: "v2.19.1",
+        plays: ["preflight", "check", "calico"],
+      });
+      expect(r.exitCode, r.output).to.equal(2);
+      expect(r.output).to.include(
+        "IPPool/default-pool spec.ipipMode: cluster has Always, inventory (calico_ipip_mode) says Never",
+      );
+      expect(r.output).to.include(BACKEND_LINE.trim());
+      expect(r.output, "Kubespray's check did not run").not.to.include("TASK [Run calico checks]");
+      expect(await everyResourceVersion(lab)).to.deep.equal(before);
+    });
+
+    it("with the pool pinned, the preflight first blocks on the backend alone and gives the lines that keep BIRD", async () => {
+      const before = await everyResourceVersion(lab);
+      const r = await runKubespray(lab, {
+        release: "v2.19.1",
+        vars: POOL_PINNED,
+        plays: ["preflight", "check", "calico"],
+      });
+      expect(r.exitCode, r.output).to.equal(2);
+      const result = failedResult(r.output);
+      const msg = typeof result?.msg === "string" ? result.msg : "";
+      console.log(`      the preflight says:\n${msg.replace(/^/gm, "        | ")}`);
+      expect(
+        msg.split("\n").filter((l) => l.startsWith("- ")),
+        "one field",
+      ).to.have.length(1);
+      expect(msg).to.include(BACKEND_LINE);
+      expect(msg).to.match(/#8691/);
+      pinVars = (result?.pin_vars ?? {}) as Record<string, unknown>;
+      expect(pinVars).to.deep.include({
+        calico_network_backend: "bird",
+        calico_pool_blocksize: 24,
+      });
+      expect(r.output, "Kubespray's check did not run").not.to.include("TASK [Run calico checks]");
+      expect(await everyResourceVersion(lab)).to.deep.equal(before);
+    });
+  });
+
+  describe("the migration from the v2.18.2 fork on ansible-base 2.10.15, and the matrix on VXLAN", () => {
+    it("calico_encap migrates the cluster to VXLAN from v2.18.2's fork (its inventory says VXLAN)", async () => {
+      await migrate(lab, "v2.18.2", VXLAN_EVERYTHING);
+      expect(nodesStatus(lab).summary).to.include({ birdRunning: 0, vxlanTunnelAddrs: 3 });
+      await resetProber(lab);
+      await new Promise((res) => setTimeout(res, 3000));
+      expect((await readProber(lab)).lost, "no loss on VXLAN").to.equal(0);
+    });
+
+    parityMatrix("VXLAN/vxlan/24", () => lab, TIER === "full" ? MATRIX_RELEASES : ["v2.19.1"]);
+    it("calico_encap migrates it back to IPIP/bird from v2.19.1's fork (ansible-core 2.12.5) with the lines the preflight gave", async () => {
+      expect(Object.keys(pinVars), "pin_vars from the preflight above").not.to.deep.equal([]);
+      await migrate(lab, "v2.19.1", pinVars);
+      expect(nodesStatus(lab).summary).to.include({ podsReady: 3, birdRunning: 3 });
+    });
+  });
+
+  describe("the seed's break as v2.19.1's own play makes it, the pool pinned and the backend left (ansible-core 2.12.5)", () => {
+    it("the control: with BIRD running, a node's lost routes come back within BIRD's kernel scan", async () => {
+      await waitUntil(
+        "no probe lost over 3 s",
+        async () => {
+          await resetProber(lab);
+          await new Promise((res) => setTimeout(res, 3000));
+          const p = await readProber(lab);
+          return p.sent > 500 && p.lost === 0;
+        },
+        120000,
+      );
+      const down = await node1LosesItsRoutes(lab);
+      // BIRD learns of the deletion and programs its routes again, at the latest at its next kernel scan (bird.cfg:
+      // `scan time 2`): a gap of at most 2 s and a probe's timeout.
+      for (const x of down.touched)
+        expect(x.longest_gap_ms, `${x.from} -> ${x.to}`).to.be.at.most(3000);
+      for (const x of down.others) expect(x.lost, `${x.from} -> ${x.to}`).to.equal(0);
+    });
+
+    it("without the preflight, Kubespray's check passes, its role switches the backend, BIRD stops, and a node that loses its routes stays cut off", async () => {
+      const r = await runKubespray(lab, {
+        release: "v2.19.1",
+        vars: POOL_PINNED,
+        plays: ["check", "calico"],
+      });
+      expect(r.exitCode, r.output).to.equal(0);
+      expect(r.output, "Kubespray's pool assertion ran and passed").to.match(
+        /TASK \[network_plugin\/calico : Check if inventory match current cluster configuration\][^\n]*\nok: \[node-1\]/,
+      );
+      await waitUntil(
+        "calico-node rolled without BIRD",
+        () => {
+          const s = nodesStatus(lab).summary;
+          return s.podsReady === 3 && s.birdRunning === 0;
+        },
+        240000,
+      );
+      const live = await liveSettings(lab);
+      expect(live, "the pool kept IP-in-IP, calico-config says vxlan").to.deep.include({
+        ipipMode: "Always",
+        vxlanMode: "Never",
+        backend: "vxlan",
+      });
+      // BIRD's routes outlive it: Calico's bird.cfg keeps them in the kernel when BIRD stops (`persist`), so
+      // traffic flows on routes nothing manages any more, until a node loses them.
+      await resetProber(lab);
+      await new Promise((res) => setTimeout(res, 3000));
+      const stale = await readProber(lab);
+      console.log(
+        `      after the roll, on the routes BIRD left: ${stale.lost} of ${stale.sent} probes lost over 3 s`,
+      );
+      const status = await sshNode1(lab, "calicoctl.sh node status");
+      console.log(
+        `      calicoctl node status on node-1:\n${status.stdout.replace(/^/gm, "        | ")}`,
+      );
+      expect(status.stdout).to.include("Calico process is running");
+      expect(status.stdout).to.match(/BGP backend process(es)? \(BIRD[^)]*\) (is|are) not running/);
+      const down = await node1LosesItsRoutes(lab);
+      for (const x of down.touched) {
+        expect(x.received, `${x.from} -> ${x.to}: nothing through`).to.equal(0);
+        expect(x.sent, `${x.from} -> ${x.to}`).to.be.greaterThan(1000);
+        expect(x.longest_gap_ms, `${x.from} -> ${x.to}`).to.be.at.least(RESTART_BOUND_MS - 1000);
+      }
+      for (const x of down.others) expect(x.lost, `${x.from} -> ${x.to}`).to.equal(0);
+    });
+  });
+});
