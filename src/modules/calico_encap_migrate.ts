@@ -11,6 +11,7 @@ import { validate } from "../generated/calico_encap_migrate.options.validator.js
 import { migrationDiff } from "../migrate/diff.js";
 import { MigrationFailed, brief, migrate } from "../migrate/executor.js";
 import { realIo } from "../migrate/io.js";
+import { lockTiming } from "../migrate/lease-duration.js";
 import { targetFromOptions } from "../calico/shared/kubespray.js";
 import { inPlaceWindowWarning, tunnelPoolCidrProblem } from "../calico/shared/tunnel-pool.js";
 import { bgpGoneNote, mtuWarning, summarize, summarizeTarget } from "../migrate/target.js";
@@ -28,11 +29,7 @@ export async function runMigrate(
     runner,
     observeOptions,
     { ...observeOptions, vxlanVni: p.vxlan_vni, vxlanPort: p.vxlan_port },
-    {
-      durationSeconds: Math.max(15, 3 * p.wait_sleep) + p.command_timeout,
-      maxWatchSeconds: p.wait_timeout,
-      pollSeconds: p.wait_sleep,
-    },
+    lockTiming(p),
     (v, m) => ctx.log(v, m),
   );
   const target = targetFromOptions(p);
