@@ -13,7 +13,7 @@ import { MigrationFailed, brief, migrate } from "../migrate/executor.js";
 import { realIo } from "../migrate/io.js";
 import { lockTiming } from "../migrate/lease-duration.js";
 import { targetFromOptions } from "../calico/shared/kubespray.js";
-import { inPlaceWindowWarning, tunnelPoolCidrProblem } from "../calico/shared/tunnel-pool.js";
+import { inPlaceWindowWarning } from "../calico/shared/tunnel-pool.js";
 import { bgpGoneNote, mtuWarning, summarize, summarizeTarget } from "../migrate/target.js";
 import type { ModuleContext, ModuleDefinition, ModuleResult } from "../protocol/module.js";
 
@@ -34,20 +34,7 @@ export async function runMigrate(
   );
   const target = targetFromOptions(p);
   const names = target.pools.map((x) => x.name);
-  // A value wrong whatever the cluster holds is refused before the first read.
-  const malformed =
-    (target.tunnelPoolCidr === undefined
-      ? null
-      : tunnelPoolCidrProblem(target.tunnelPoolCidr, "vxlan")) ??
-    (target.ipipTunnelPoolCidr === undefined
-      ? null
-      : tunnelPoolCidrProblem(target.ipipTunnelPoolCidr, "ipip"));
-  if (malformed)
-    return {
-      failed: true,
-      changed: false,
-      msg: `Refused before reading the cluster: ${malformed}`,
-    };
+  // A CIDR that is none was refused before the first read, with the options (their schema's format).
   const start = await io.observe();
   if (!start.live.calicoInstalled)
     return {
