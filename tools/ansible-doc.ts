@@ -3,6 +3,7 @@
  * RETURN, in Ansible's doc vocabulary (str/int/bool/list/dict, choices, contains, returned).
  */
 import { ansibleTypeOf } from "../src/protocol/coerce.js";
+import { formatDescription } from "../src/protocol/formats.js";
 import type { AnsibleDocBlock, JsonSchema, JsonSchemaObject } from "../src/protocol/json-schema.js";
 import { resolveRef } from "./schema-refs.js";
 
@@ -37,6 +38,7 @@ function constraintSentences(schema: JsonSchema): string[] {
   else if (maximum !== undefined) out.push(`At most ${maximum}.`);
   if (schema.exclusiveMinimum !== undefined) out.push(`Greater than ${schema.exclusiveMinimum}.`);
   if (schema.exclusiveMaximum !== undefined) out.push(`Less than ${schema.exclusiveMaximum}.`);
+  if (schema.format !== undefined) out.push(`Must be ${formatDescription(schema.format)}.`);
   if (schema.pattern !== undefined) {
     const code = schema.pattern.includes(")") ? schema.pattern : `C(${schema.pattern})`;
     out.push(`Must match the regular expression ${code}.`);

@@ -1,7 +1,9 @@
 // A datastore read that did not give what calicoctl or kubectl prints: says the command, what came back,
 // what was expected, and what to do.
 
+import { basename } from "node:path";
 import type { CommandResult } from "./runner.js";
+import { RC_NOT_FOUND, commandMissing } from "./runner.js";
 
 function excerpt(text: string, max = 300): string {
   const t = text.trim();
@@ -26,7 +28,20 @@ export class DatastoreError extends Error {
     this.name = "DatastoreError";
   }
 
+  /**
+   * A command that did not exit 0. One the shell could not find (exit code 127) says so, whatever `todo` says: the
+   * command, or a tool it runs, is missing where the commands run.
+   */
   static failed(argv: readonly string[], r: CommandResult, todo: string): DatastoreError {
+    if (commandMissing(r)) {
+      const name = argv[0] ?? "the command";
+      return new DatastoreError(
+        argv,
+        `failed with exit code ${RC_NOT_FOUND} (command not found), stderr: ${excerpt(r.stderr)}`,
+        `${name} to run`,
+        `Install ${basename(name)} on the host that runs the commands (the task's target), or set the option that names its path (kubectl_path, calicoctl_path) to where it is.`,
+      );
+    }
     const how = r.timedOut ? "timed out" : `failed with exit code ${r.rc}`;
     return new DatastoreError(argv, `${how}, stderr: ${excerpt(r.stderr)}`, "exit code 0", todo);
   }

@@ -18,6 +18,7 @@ import {
   pidHere,
 } from "./lease.js";
 import type { BatchCommand, CommandResult, CommandRunner } from "./runner.js";
+import { commandMissing } from "./runner.js";
 
 export interface Clock {
   now(): number;
@@ -58,7 +59,16 @@ function writtenVersion(stdout: string): string {
   }
 }
 
-const CONFLICT = /Conflict|has been modified|NotFound|not found/;
+/** The apiserver's answer to a write on a Lease another run replaced or deleted, as kubectl prints it. */
+const CONFLICT = /\((Conflict|NotFound)\)|has been modified/;
+
+/**
+ * Whether a Lease write failed because another run changed the Lease in between: never a command the shell could
+ * not find ("kubectl: not found", exit code 127), which DatastoreError.failed names as missing.
+ */
+function lostToAnotherRun(r: CommandResult): boolean {
+  return !commandMissing(r) && CONFLICT.test(r.stderr);
+}
 
 export class Lock {
   /** The Lease as this run last wrote it: renewals and the release replace exactly that version. */
@@ -108,7 +118,7 @@ export class Lock {
       leaseObject(this.o.holder, nowMs, this.o.durationSeconds, seen.resourceVersion),
     );
     if (r.rc !== 0) {
-      if (CONFLICT.test(r.stderr))
+      if (lostToAnotherRun(r))
         throw new LockRefused(
           `another calico_encap_migrate run took Lease ${NAME} at the same moment; re-run later.`,
         );
@@ -254,7 +264,7 @@ export class Lock {
       this.held = { ...held, resourceVersion: writtenVersion(r.stdout) };
       return;
     }
-    if (CONFLICT.test(r.stderr)) {
+    if (lostToAnotherRun(r)) {
       this.held = null;
       const now = await this.read().catch(() => null);
       throw new LockLost(
@@ -286,7 +296,7 @@ export class Lock {
       leaseObject(null, this.o.clock.now(), 1, version, held.acquiredMs),
     );
     if (r.rc === 0) return;
-    if (CONFLICT.test(r.stderr)) {
+    if (lostToAnotherRun(r)) {
       this.o.log?.(1, `Lease ${NAME} was taken over by another run; left as that run wrote it`);
       return;
     }

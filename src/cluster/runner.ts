@@ -52,6 +52,11 @@ export function runBatch(
 /** rc of a command that could not be started because it does not exist, as a shell reports it. */
 export const RC_NOT_FOUND = 127;
 
+/** The command could not be started: the shell (or coreutils timeout) did not find it. */
+export function commandMissing(r: CommandResult): boolean {
+  return r.rc === RC_NOT_FOUND;
+}
+
 let execaLoaded: Promise<typeof Execa> | undefined;
 
 /**

@@ -103,6 +103,12 @@ function crdManifest(manifest: object): object {
   return { ...manifest, apiVersion: "crd.projectcalico.org/v1" };
 }
 
+/**
+ * The most commands one write sends, one after the other with no renewal of the Lease between them: the backend's
+ * (calico-config, then calico-node). The Lease's duration covers them (src/migrate/lease-duration.ts).
+ */
+export const MOST_COMMANDS_PER_WRITE = 2;
+
 export function commandsFor(write: Write, c: WriteContext): Command[] {
   const kubectl = kubectlBase(c.kubectlPath, c.kubeconfig);
   const calico = (kind: string, crd: string, name: string, spec: object): Command => ({

@@ -230,10 +230,38 @@ async function renewBeforeWrite(io: MigrationIo, o: WaitOptions): Promise<void> 
   io.log(3, `renewed the Lease before the write in ${io.clock.now() - t} ms`);
 }
 
-/** The Lease renewed right before the write, so a run that lost it never writes. */
-async function renewAndWrite(io: MigrationIo, o: WaitOptions, w: Write): Promise<void> {
+/**
+ * Renews the Lease right before the write (a run that lost it never writes), then writes, with its step in `done`
+ * from the moment it is sent: settled or not, failed or not, it is reported. A write that fails keeps in its step
+ * what it sent and what came back, and that error is returned (null when it succeeded); LockLost is thrown.
+ */
+async function writeStep(
+  io: MigrationIo,
+  o: WaitOptions,
+  title: string,
+  write: Write,
+  done: StepDone[],
+  t0: number,
+): Promise<{ entry: StepDone; error: string | null }> {
   await renewBeforeWrite(io, o);
-  await io.write(w);
+  const entry: StepDone = {
+    title,
+    write,
+    seconds: 0,
+    settled: false,
+    written_at: new Date(t0).toISOString(),
+  };
+  done.push(entry);
+  try {
+    await io.write(write);
+    return { entry, error: null };
+  } catch (e) {
+    if (e instanceof LockLost) throw e;
+    entry.seconds = (io.clock.now() - t0) / 1000;
+    entry.sent = e instanceof WriteFailed ? e.sent : [];
+    entry.error = e instanceof WriteFailed ? e.error : brief(e);
+    return { entry, error: entry.error };
+  }
 }
 
 /** What a run keeps beside its steps: the last observation, and the warnings its result carries. */
@@ -278,27 +306,13 @@ async function drive(
     let entry: StepDone | null = null;
     if (step.write) {
       io.log(1, `${stepLabel}: writing`);
-      await renewBeforeWrite(io, o);
-      // Sent: from here on the step is reported, settled or not, its write failed or not.
-      entry = {
-        title: step.title,
-        write: step.write,
-        seconds: 0,
-        settled: false,
-        written_at: new Date(t0).toISOString(),
-      };
-      done.push(entry);
-      try {
-        await io.write(step.write);
-      } catch (e) {
-        if (e instanceof LockLost) throw e;
-        entry.seconds = (io.clock.now() - t0) / 1000;
-        entry.sent = e instanceof WriteFailed ? e.sent : [];
-        entry.error = e instanceof WriteFailed ? e.error : brief(e);
-        io.log(1, `${stepLabel}: the write failed: ${entry.error}`);
+      const sent = await writeStep(io, o, step.title, step.write, done, t0);
+      entry = sent.entry;
+      if (sent.error !== null) {
+        io.log(1, `${stepLabel}: the write failed: ${sent.error}`);
         return {
           ok: false,
-          pending: [`its write failed (${entry.error})`],
+          pending: [`its write failed (${sent.error})`],
           step: step.title,
           obs: null,
           writeFailed: true,
@@ -329,7 +343,7 @@ async function drive(
 
 /**
  * Puts FelixConfiguration default's ipipEnabled, vxlanEnabled and programClusterRoutes back exactly as they were
- * (unset or explicit).
+ * (unset or explicit). Its step is in `done` once its write is sent, failed or not.
  */
 async function restoreFelix(
   io: MigrationIo,
@@ -338,7 +352,7 @@ async function restoreFelix(
   o: WaitOptions,
   done: StepDone[],
   track: Track,
-): Promise<string[]> {
+): Promise<{ pending: string[]; writeFailed?: boolean }> {
   const is = now.live.felixDefault ?? {};
   const was = initial.live.felixDefault ?? {};
   const set: FelixSet = {};
@@ -346,26 +360,31 @@ async function restoreFelix(
     if (is[k] !== was[k]) set[k] = was[k] ?? null;
   if (is.programClusterRoutes !== was.programClusterRoutes)
     set.programClusterRoutes = was.programClusterRoutes ?? null;
-  if (Object.keys(set).length === 0) return [];
+  if (Object.keys(set).length === 0) return { pending: [] };
   const t0 = io.clock.now();
   const write: Write = { kind: "felix", set };
-  const step: StepDone = {
-    title: "Restore FelixConfiguration default as it was",
+  const label = "rollback: restoring FelixConfiguration default";
+  const { entry, error } = await writeStep(
+    io,
+    o,
+    "Restore FelixConfiguration default as it was",
     write,
-    seconds: 0,
-    settled: false,
-    written_at: new Date(t0).toISOString(),
-  };
-  await renewAndWrite(io, o, write);
-  done.push(step);
-  const settled = await settle(io, o, "rollback: restoring FelixConfiguration default", {
-    before: now,
-    write,
-  });
+    done,
+    t0,
+  );
+  if (error !== null) {
+    io.log(1, `${label}: the write failed: ${error}`);
+    return { pending: [`its write failed (${error})`], writeFailed: true };
+  }
+  let settled: Settled;
+  try {
+    settled = await settle(io, o, label, { before: now, write });
+  } finally {
+    entry.seconds = (io.clock.now() - t0) / 1000;
+  }
   if (settled.obs) track.seen(settled.obs);
-  step.seconds = (io.clock.now() - t0) / 1000;
-  step.settled = settled.pending.length === 0;
-  return settled.pending;
+  entry.settled = settled.pending.length === 0;
+  return { pending: settled.pending };
 }
 
 export interface MigrationRun {
@@ -377,7 +396,10 @@ export interface MigrationRun {
   warnings: string[];
 }
 
-/** Rolls back to `initial` after the forward step failed; returns the verdict and whether it was verified. */
+/**
+ * Rolls back to `initial` after the forward step failed; returns the verdict and whether it was verified. Never
+ * throws: a rollback that stops (a lost Lease included) says why in its verdict, and its steps stay in `back`.
+ */
 async function rollBack(
   io: MigrationIo,
   initial: ClusterObservation,
@@ -395,18 +417,23 @@ async function rollBack(
         verdict: `the rollback did not settle either (${undo.pending.join("; ")})`,
       };
     const felix = await restoreFelix(io, initial, undo.obs, o, back, track);
-    if (felix.length)
+    if (felix.writeFailed)
       return {
         verified: false,
-        verdict: `the rollback did not settle after restoring FelixConfiguration default (${felix.join("; ")})`,
+        verdict: `the rollback stopped restoring FelixConfiguration default: ${felix.pending.join("; ")}; what it sent is in its step (sent, error)`,
+      };
+    if (felix.pending.length)
+      return {
+        verified: false,
+        verdict: `the rollback did not settle after restoring FelixConfiguration default (${felix.pending.join("; ")})`,
       };
     return {
       verified: true,
       verdict: "rolled back to the state before the first write and verified it",
     };
   } catch (e) {
-    if (e instanceof LockLost) throw e;
-    return { verified: false, verdict: `the rollback stopped: ${brief(e)}` };
+    // A lost Lease too: this run writes nothing more, and the result keeps what the rollback wrote.
+    return { verified: false, verdict: `the rollback stopped: ${brief(e, 2000)}` };
   }
 }
 

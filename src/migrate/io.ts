@@ -25,18 +25,21 @@ export interface LockTiming {
   pollSeconds: number;
 }
 
+const WALL_CLOCK: Clock = {
+  now: () => Date.now(),
+  sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/** The real MigrationIo; `clock` is the wall clock but in tests. */
 export function realIo(
   runner: CommandRunner,
   o: ObserveOptions,
   w: Omit<WriteContext, "client">,
   lock: LockTiming,
   log: (verbosity: number, msg: string) => void,
+  clock: Clock = WALL_CLOCK,
 ): MigrationIo & { client(): WriteContext["client"] } {
   let client: WriteContext["client"] = o.client === "kubectl" ? "kubectl" : "calicoctl";
-  const clock: Clock = {
-    now: () => Date.now(),
-    sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
-  };
   const place = localPlace();
   const lease = new Lock({
     runner,

@@ -11,8 +11,9 @@ import { validate } from "../generated/calico_encap_migrate.options.validator.js
 import { migrationDiff } from "../migrate/diff.js";
 import { MigrationFailed, brief, migrate } from "../migrate/executor.js";
 import { realIo } from "../migrate/io.js";
+import { lockTiming } from "../migrate/lease-duration.js";
 import { targetFromOptions } from "../calico/shared/kubespray.js";
-import { inPlaceWindowWarning, tunnelPoolCidrProblem } from "../calico/shared/tunnel-pool.js";
+import { inPlaceWindowWarning } from "../calico/shared/tunnel-pool.js";
 import { bgpGoneNote, mtuWarning, summarize, summarizeTarget } from "../migrate/target.js";
 import type { ModuleContext, ModuleDefinition, ModuleResult } from "../protocol/module.js";
 
@@ -28,29 +29,12 @@ export async function runMigrate(
     runner,
     observeOptions,
     { ...observeOptions, vxlanVni: p.vxlan_vni, vxlanPort: p.vxlan_port },
-    {
-      durationSeconds: Math.max(15, 3 * p.wait_sleep) + p.command_timeout,
-      maxWatchSeconds: p.wait_timeout,
-      pollSeconds: p.wait_sleep,
-    },
+    lockTiming(p),
     (v, m) => ctx.log(v, m),
   );
   const target = targetFromOptions(p);
   const names = target.pools.map((x) => x.name);
-  // A value wrong whatever the cluster holds is refused before the first read.
-  const malformed =
-    (target.tunnelPoolCidr === undefined
-      ? null
-      : tunnelPoolCidrProblem(target.tunnelPoolCidr, "vxlan")) ??
-    (target.ipipTunnelPoolCidr === undefined
-      ? null
-      : tunnelPoolCidrProblem(target.ipipTunnelPoolCidr, "ipip"));
-  if (malformed)
-    return {
-      failed: true,
-      changed: false,
-      msg: `Refused before reading the cluster: ${malformed}`,
-    };
+  // A CIDR that is none was refused before the first read, with the options (their schema's format).
   const start = await io.observe();
   if (!start.live.calicoInstalled)
     return {

@@ -1,6 +1,6 @@
 /**
  * The one Ajv configuration that checks option schemas: draft-07, strict, every error collected,
- * with the project's annotation keywords registered so strict mode accepts them.
+ * with the project's annotation keywords registered so strict mode accepts them, and its formats (formats.ts).
  *
  * Ajv itself is loaded on first use only: modules run with the validator the generator
  * precompiled from the same configuration (tools/standalone.ts), so the module path never loads
@@ -9,6 +9,7 @@
 import { createRequire } from "node:module";
 import type * as AjvModule from "ajv";
 import type { Ajv, KeywordDefinition, Options, ValidateFunction } from "ajv";
+import { OPTION_FORMATS } from "./formats.js";
 import type { JsonSchema } from "./json-schema.js";
 
 /** Annotation keywords of the schemas in schemas/: documentation only, no validation. */
@@ -37,11 +38,12 @@ function loadAjv(): typeof AjvModule {
   return ajvModule;
 }
 
-/** A new instance with the project's options (plus `extra`, e.g. standalone code generation). */
+/** A new instance with the project's options (plus `extra`, e.g. standalone code generation) and formats. */
 export function createAjv(extra: Options = {}): Ajv {
   const { Ajv } = loadAjv();
   const ajv = new Ajv({ ...AJV_OPTIONS, ...extra });
   for (const definition of ANNOTATION_KEYWORDS) ajv.addKeyword(definition);
+  for (const [name, format] of Object.entries(OPTION_FORMATS)) ajv.addFormat(name, format);
   return ajv;
 }
 

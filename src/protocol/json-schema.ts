@@ -37,6 +37,8 @@ export interface JsonSchema {
   minLength?: number;
   maxLength?: number;
   pattern?: string;
+  /** One of src/protocol/formats.ts's OPTION_FORMATS. */
+  format?: string;
   items?: JsonSchema;
   minItems?: number;
   maxItems?: number;

@@ -49,6 +49,11 @@ export function patternMismatch(name: string, pattern: string, value: unknown): 
   return `value of ${name} must match ${pattern}, got: ${pyStr(value)}`;
 }
 
+/** A value that is not of its option's format; `description` says what it must be (src/protocol/formats.ts). */
+export function formatMismatch(name: string, description: string, value: unknown): string {
+  return `value of ${name} must be ${description}, got: ${pyStr(value)}`;
+}
+
 export interface Bounds {
   minimum?: number;
   maximum?: number;

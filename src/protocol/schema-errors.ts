@@ -1,6 +1,7 @@
 /** Ajv's errors on already-converted options, turned into AnsibleModule-style messages. */
 import type { ErrorObject } from "ajv";
 import type { JsonSchema } from "./json-schema.js";
+import { formatDescription } from "./formats.js";
 import * as messages from "./messages.js";
 
 /** Error classes in the order AnsibleModule reports them: choices before other value checks. */
@@ -83,6 +84,17 @@ export function mapSchemaErrors(
           option,
           rank: "value",
           msg: messages.patternMismatch(name, (e.params as { pattern: string }).pattern, value),
+        });
+        break;
+      case "format":
+        out.push({
+          option,
+          rank: "value",
+          msg: messages.formatMismatch(
+            name,
+            formatDescription((e.params as { format: string }).format),
+            value,
+          ),
         });
         break;
       case "minimum":

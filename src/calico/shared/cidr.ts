@@ -19,13 +19,23 @@ function parseV4(addr: string): bigint | null {
   return n;
 }
 
+/** An IPv6 address, compressed or not, its last 32 bits written as IPv4 or not (::ffff:10.0.0.1), as Go reads it. */
 function parseV6(addr: string): bigint | null {
   const halves = addr.split("::");
   if (halves.length > 2) return null;
   const groups = (s: string | undefined): string[] => (s ? s.split(":") : []);
   const head = groups(halves[0]);
   const tail = groups(halves[1]);
-  const missing = 8 - head.length - tail.length;
+  // IPv4-embedded: the last word is an IPv4 address, two groups' worth.
+  const last = (halves.length === 1 ? head : tail).at(-1) ?? "";
+  let embedded: bigint | null = null;
+  if (last.includes(".")) {
+    embedded = parseV4(last);
+    if (embedded === null) return null;
+    (halves.length === 1 ? head : tail).pop();
+  }
+  const width = embedded === null ? 8 : 6;
+  const missing = width - head.length - tail.length;
   if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
   const all = [...head, ...Array<string>(halves.length === 1 ? 0 : missing).fill("0"), ...tail];
   let n = 0n;
@@ -33,7 +43,7 @@ function parseV6(addr: string): bigint | null {
     if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return null;
     n = (n << 16n) | BigInt(parseInt(g, 16));
   }
-  return n;
+  return embedded === null ? n : (n << 32n) | embedded;
 }
 
 /** Parses "a.b.c.d/n" or an IPv6 CIDR; null when malformed. */
@@ -53,10 +63,34 @@ export function parseCidr(text: string): Cidr | null {
   return { version, first, last, prefix };
 }
 
+/** How a CIDR is described to whoever gave one that is none. */
+export const CIDR_EXAMPLE = "such as 10.233.64.0/18 or fd85:ee78:d8a6:8607::1:0/112";
+
+/** Whether the text is a network of that IP version as Go's net.ParseCIDR reads it: no blank around it. */
+export function isNetwork(text: string, version: 4 | 6): boolean {
+  return text === text.trim() && parseCidr(text)?.version === version;
+}
+
+/** A CIDR that could not be parsed where two networks are compared: never taken as "no overlap". */
+export class MalformedCidr extends Error {
+  constructor(
+    readonly text: string,
+    other: string,
+  ) {
+    super(
+      `'${text}' is not an IPv4 or IPv6 network in CIDR notation (${CIDR_EXAMPLE}), so whether it overlaps ${other} cannot be told; correct it where it came from.`,
+    );
+  }
+}
+
+/** Whether two networks share an address, compared as numbers whatever their spelling; MalformedCidr for either one
+ *  that is none. Networks of two IP versions never overlap. */
 export function cidrsOverlap(a: string, b: string): boolean {
   const x = parseCidr(a);
   const y = parseCidr(b);
-  if (!x || !y || x.version !== y.version) return false;
+  if (!x) throw new MalformedCidr(a, b);
+  if (!y) throw new MalformedCidr(b, a);
+  if (x.version !== y.version) return false;
   return x.first <= y.last && y.first <= x.last;
 }
 
@@ -78,17 +112,19 @@ export function isAddress(text: string): boolean {
   return !text.includes("/") && hostCidr(text) !== null;
 }
 
-/** Whether an address ("10.0.0.1", "fd00::1") lies in a CIDR. */
+/**
+ * Whether an address ("10.0.0.1", "fd00::1") lies in a CIDR. An IPv4-mapped IPv6 address (::ffff:10.0.0.1) is the
+ * IPv4 address it maps, as Go's net.IPNet.Contains takes it.
+ */
 export function containsAddress(cidr: string, address: string): boolean {
   const net = parseCidr(cidr);
-  const host = hostCidr(address);
-  return (
-    net !== null &&
-    host !== null &&
-    net.version === host.version &&
-    net.first <= host.first &&
-    host.first <= net.last
-  );
+  let host = hostCidr(address);
+  if (net === null || host === null) return false;
+  if (net.version === 4 && host.version === 6 && host.first >> 32n === 0xffffn) {
+    const v4 = host.first & 0xffffffffn;
+    host = { version: 4, first: v4, last: v4, prefix: 32 };
+  }
+  return net.version === host.version && net.first <= host.first && host.first <= net.last;
 }
 
 /** The network of a parsed CIDR in canonical text: host bits zeroed, IPv4 dotted, IPv6 compressed (RFC 5952). */

@@ -19,8 +19,11 @@ class LeaseEndpoint implements CommandRunner {
   garbleNext: string | null = null;
   /** Runs once, right after the next command is answered (another run acting in between two commands). */
   afterNext: (() => Promise<void>) | null = null;
+  /** What a shell answers once kubectl is gone (exit 127), instead of running anything. */
+  missing: CommandResult | null = null;
 
   async run(argv: readonly string[], o: RunOptions): Promise<CommandResult> {
+    if (this.missing) return this.missing;
     const r = this.answer(argv, o);
     const hook = this.afterNext;
     this.afterNext = null;
@@ -319,5 +322,33 @@ describe("the Lease lock", () => {
     await lock(api, clock, HOST, 1).release();
     expect(api.verbs).to.deep.equal(["create"]);
     expect(api.holder()).to.equal("ctl/2/n2/boot-1/4026531836");
+  });
+
+  describe("a kubectl the shell cannot find (exit 127)", () => {
+    const SHELLS = [
+      "sh: 1: /usr/local/bin/kubectl: not found",
+      "bash: line 1: /usr/local/bin/kubectl: command not found",
+      "timeout: failed to run command '/usr/local/bin/kubectl': No such file or directory",
+    ];
+    for (const stderr of SHELLS)
+      it(`is said to be missing, not another run, on renewal, batch renewal and release: ${stderr}`, async () => {
+        const api = new LeaseEndpoint();
+        const clock = new FakeClock();
+        const a = lock(api, clock, HOST, 1);
+        await a.acquire();
+        api.missing = { rc: 127, stdout: "", stderr, timedOut: false };
+        const errors = [
+          await rejection(a.renew()),
+          await rejection(a.renewed(["kubectl", "patch", "lease"], api.missing)),
+          await rejection(a.release()),
+        ];
+        for (const err of errors) {
+          expect(err, err.message).to.not.be.instanceOf(LockLost);
+          expect(err.message).to.not.match(/another run/);
+          expect(err.message).to.include("exit code 127 (command not found)");
+          expect(err.message).to.include(stderr);
+          expect(err.message).to.match(/Install kubectl .* or set the option that names its path/);
+        }
+      });
   });
 });

@@ -40,6 +40,8 @@ const POOL_CHECK_CASES: Record<string, unknown>[] = [
   { pool_name: "a b" },
   { command_timeout: 0 },
   { datastore_client: "kubectl", nat_outgoing: "no", bogus: true },
+  { pool_cidr: "banana", pool_cidr_ipv6: "10.233.64.0/18" },
+  { pool_cidr: "10.233.64.7/18", pool_cidr_ipv6: "::ffff:10.0.0.0/104" },
 ];
 
 async function importStandalone(schema: JsonSchemaObject): Promise<OptionsValidator> {
