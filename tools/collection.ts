@@ -25,6 +25,7 @@ import {
   galaxyYml,
   moduleFile,
   runtimeYml,
+  lintIgnores,
   sanityIgnores,
 } from "./collection-content.js";
 import { loadModuleSchemas } from "./module-schemas.js";
@@ -172,6 +173,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const ee = executionEnvironment();
   await write(root, "meta/runtime.yml", runtimeYml());
+  await write(root, ".ansible-lint-ignore", lintIgnores());
   await write(root, "meta/execution-environment.yml", ee.meta);
   await write(root, "meta/bindep.txt", ee.bindep);
   await write(root, "galaxy.yml", galaxyYml(version));
