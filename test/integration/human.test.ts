@@ -71,7 +71,7 @@ describe("calico-encap check|migrate on the lab (the human front)", function () 
       "IPPool/default-pool spec.vxlanMode: cluster has Never, inventory (calico_vxlan_mode) says Always",
       "ConfigMap kube-system/calico-config data.calico_backend: cluster has bird, inventory (calico_network_backend) says vxlan",
     ])
-      expect(out).to.include(`- ${line}\n`);
+      expect(out).to.include(`\n- ${line}. `); // each finding goes on with why it matters
     expect(out).to.include(
       `  calico-encap migrate --network-backend vxlan --pool-name default-pool --ipip-mode Never --vxlan-mode Always ${labFlags(lab).join(" ")}\n`,
     );
