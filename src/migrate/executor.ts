@@ -13,6 +13,10 @@ import { nodesToConverge } from "../calico/plan/scheduling.js";
 import { missingTunnels } from "../calico/shared/tunnels.js";
 import { vtepsMovedAtSwitch } from "../calico/plan/vteps.js";
 import {
+  clusterRoutesEnabled,
+  poolsNeedingClusterRoutes,
+} from "../calico/shared/cluster-routes.js";
+import {
   felixRestartPending,
   laterRestart,
   restartAfterTunnelChange,
@@ -280,6 +284,8 @@ type Driven =
       obs: ClusterObservation | null;
       /** The step's write failed as it was sent, rather than the cluster not settling after it. */
       writeFailed?: boolean;
+      /** After `step` settled, the plan from the cluster as it then was is refused: why. */
+      refused?: string;
     };
 
 async function drive(
@@ -295,9 +301,20 @@ async function drive(
 ): Promise<Driven> {
   let obs = from ?? (await patiently(io, o, `${label}reading the cluster`, () => io.observe()));
   track.seen(obs);
+  const doneBefore = done.length;
   for (let i = 0; i < 20; i++) {
     const p = plan(obs, target);
-    if (!p.ok) throw new MigrationFailed(p.reason, done, false, obs);
+    // Refused before this drive wrote anything: nothing to undo. Refused after a write (the cluster changed under
+    // the run, e.g. a node joined on the tunnel pool's network): the run rolls back like a step that did not settle.
+    if (!p.ok && done.length === doneBefore) throw new MigrationFailed(p.reason, done, false, obs);
+    if (!p.ok)
+      return {
+        ok: false,
+        pending: [],
+        step: done[done.length - 1]?.title ?? "",
+        obs,
+        refused: p.reason,
+      };
     const step: Step | undefined = p.steps.find((s) => s.write !== null) ?? p.steps[0];
     if (!step) return { ok: true, obs };
     const writes = p.steps.filter((s) => s.write !== null).length;
@@ -343,7 +360,8 @@ async function drive(
 
 /**
  * Puts FelixConfiguration default's ipipEnabled, vxlanEnabled and programClusterRoutes back exactly as they were
- * (unset or explicit). Its step is in `done` once its write is sent, failed or not.
+ * (unset or explicit), except a programClusterRoutes this run turned on while a pool uses IPIP: that stays on, with
+ * a warning (poolsNeedingClusterRoutes). Its step is in `done` once its write is sent, failed or not.
  */
 async function restoreFelix(
   io: MigrationIo,
@@ -352,15 +370,25 @@ async function restoreFelix(
   o: WaitOptions,
   done: StepDone[],
   track: Track,
-): Promise<{ pending: string[]; writeFailed?: boolean }> {
+): Promise<{ pending: string[]; writeFailed?: boolean; keptClusterRoutes?: boolean }> {
   const is = now.live.felixDefault ?? {};
   const was = initial.live.felixDefault ?? {};
   const set: FelixSet = {};
   for (const k of ["ipipEnabled", "vxlanEnabled"] as const)
     if (is[k] !== was[k]) set[k] = was[k] ?? null;
-  if (is.programClusterRoutes !== was.programClusterRoutes)
-    set.programClusterRoutes = was.programClusterRoutes ?? null;
-  if (Object.keys(set).length === 0) return { pending: [] };
+  const holding = poolsNeedingClusterRoutes(now.live.pools);
+  const keptClusterRoutes =
+    is.programClusterRoutes !== was.programClusterRoutes &&
+    clusterRoutesEnabled(is) &&
+    holding.length > 0;
+  if (is.programClusterRoutes !== was.programClusterRoutes) {
+    if (keptClusterRoutes)
+      track.warn(
+        `The rollback left programClusterRoutes: Enabled in FelixConfiguration default, which this run had turned on: pool(s) ${holding.join(", ")} use IPIP, and turning it off makes Felix delete their routes, which BIRD re-adds only at its next kernel scan (up to 2 s without a route). Felix and BIRD both program the same routes while it is on, and Kubespray's next run keeps it. To turn it off when a gap of up to 2 s is acceptable: calicoctl patch felixconfiguration default -p '{"spec":{"programClusterRoutes":null}}'.`,
+      );
+    else set.programClusterRoutes = was.programClusterRoutes ?? null;
+  }
+  if (Object.keys(set).length === 0) return { pending: [], keptClusterRoutes };
   const t0 = io.clock.now();
   const write: Write = { kind: "felix", set };
   const label = "rollback: restoring FelixConfiguration default";
@@ -384,7 +412,7 @@ async function restoreFelix(
   }
   if (settled.obs) track.seen(settled.obs);
   entry.settled = settled.pending.length === 0;
-  return { pending: settled.pending };
+  return { pending: settled.pending, keptClusterRoutes };
 }
 
 export interface MigrationRun {
@@ -414,7 +442,9 @@ async function rollBack(
     if (!undo.ok)
       return {
         verified: false,
-        verdict: `the rollback did not settle either (${undo.pending.join("; ")})`,
+        verdict: undo.refused
+          ? `the rollback stopped after step "${undo.step}": the cluster changed under it and going on is refused: ${undo.refused}`
+          : `the rollback did not settle either (${undo.pending.join("; ")})`,
       };
     const felix = await restoreFelix(io, initial, undo.obs, o, back, track);
     if (felix.writeFailed)
@@ -429,7 +459,9 @@ async function rollBack(
       };
     return {
       verified: true,
-      verdict: "rolled back to the state before the first write and verified it",
+      verdict: felix.keptClusterRoutes
+        ? "rolled back to the state before the first write and verified it, but for programClusterRoutes, left Enabled (see the warning)"
+        : "rolled back to the state before the first write and verified it",
     };
   } catch (e) {
     // A lost Lease too: this run writes nothing more, and the result keeps what the rollback wrote.
@@ -459,9 +491,11 @@ async function run(
   const back: StepDone[] = [];
   const undo = await rollBack(io, initial, target, o, back, track);
   throw new MigrationFailed(
-    forward.writeFailed
-      ? `step "${forward.step}": ${forward.pending.join("; ")}; what it sent is in its step (sent, error). ${undo.verdict}.`
-      : `step "${forward.step}" did not converge within wait_timeout: ${forward.pending.join("; ")}. ${undo.verdict}.`,
+    forward.refused
+      ? `after step "${forward.step}" the cluster changed and the next step is refused: ${forward.refused} ${undo.verdict}.`
+      : forward.writeFailed
+        ? `step "${forward.step}": ${forward.pending.join("; ")}; what it sent is in its step (sent, error). ${undo.verdict}.`
+        : `step "${forward.step}" did not converge within wait_timeout: ${forward.pending.join("; ")}. ${undo.verdict}.`,
     [...steps, ...back],
     undo.verified,
     null,

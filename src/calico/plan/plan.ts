@@ -52,6 +52,7 @@ import type { RoutesPath } from "../shared/cluster-routes.js";
 import {
   birdKeepsClusterRoutes,
   clusterRoutesEnabled,
+  poolsNeedingClusterRoutes,
   ipipTunnelPoolRefusal,
   routesPath,
 } from "../shared/cluster-routes.js";
@@ -302,7 +303,7 @@ export function plan(obs: ClusterObservation, target: Target): Plan {
   if (!needIpip && felixDefault.ipipEnabled === true) off.ipipEnabled = false;
   if (!needVxlan && felixDefault.vxlanEnabled === true) off.vxlanEnabled = false;
   if (
-    !needIpip &&
+    poolsNeedingClusterRoutes(finalPools).length === 0 &&
     clusterRoutesEnabled(felixDefault) &&
     birdKeepsClusterRoutes(obs.live.calicoVersion)
   )

@@ -15,12 +15,19 @@
 // values, default EnabledIPIPOnly: Felix programs the IPIP routes unless told otherwise; api felixconfig.go), so the
 // path below is not taken there and the field is left as the cluster has it.
 
-import type { FelixFlags, Live } from "./model.js";
+import { poolsUsing } from "./felix.js";
+import type { FelixFlags, Live, Pool } from "./model.js";
 import { isOn } from "./model.js";
 import type { Target } from "./observation.js";
 import { calicoAtLeast } from "./rules.js";
 import type { TunnelEncap } from "./tunnel-pool.js";
-import { TUNNEL_POOL, poolEntering, tunnelPoolCidrOf, tunnelPoolName } from "./tunnel-pool.js";
+import {
+  TUNNEL_POOL,
+  poolEntering,
+  tunnelPoolCidrOf,
+  tunnelPoolName,
+  workloadPools,
+} from "./tunnel-pool.js";
 
 /** The first Calico release whose FelixConfiguration has programClusterRoutes. */
 export const CLUSTER_ROUTES_SINCE = "v3.31";
@@ -51,6 +58,16 @@ export function birdKeepsClusterRoutes(calicoVersion: string | null): boolean {
 /** Whether FelixConfiguration default has Felix program the IPIP routes (unset is Disabled). */
 export function clusterRoutesEnabled(felixDefault: FelixFlags | null): boolean {
   return felixDefault?.programClusterRoutes === "Enabled";
+}
+
+/**
+ * The workload pools whose routes keep programClusterRoutes on: those that use IPIP. Turning it off restarts Felix,
+ * which deletes its IPIP routes, and BIRD re-adds them only at its next kernel scan (up to 2 s; from v3.32 with
+ * BGPConfiguration programClusterRoutes: Disabled, never; felix-owned-routes.md). So it is turned off only when this
+ * is empty: the planner's last Felix write, and a rollback, which leaves it on rather than restore it into that gap.
+ */
+export function poolsNeedingClusterRoutes(pools: readonly Pool[]): string[] {
+  return poolsUsing(workloadPools(pools), "ipip");
 }
 
 export interface RoutesPath {
