@@ -11,7 +11,17 @@ import { createInterface } from "node:readline";
 import type { TaskResult } from "../support/ansible.js";
 import { REPO, runTask } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
-import { kubectl, labDown, labUp, migrateArgs, nodesStatus, waitUntil } from "../support/lab.js";
+import {
+  calicoctl,
+  kubectl,
+  labDown,
+  labUp,
+  migrateArgs,
+  nodesStatus,
+  readProber,
+  resetProber,
+  waitUntil,
+} from "../support/lab.js";
 
 const TO_VXLAN = { ipip_mode: "Never", vxlan_mode: "Always", network_backend: "vxlan" };
 const TO_IPIP = { ipip_mode: "Always", vxlan_mode: "Never", network_backend: "bird" };
@@ -21,18 +31,16 @@ const POOL_WAIT = /calico-encap: step 2\/4 'Switch IPPool default-pool.*: .* \(\
 interface Run {
   result: TaskResult & { steps?: { title: string; settled?: boolean }[]; rolled_back?: boolean };
   lines: string[];
-  /** Milliseconds the apiserver was stopped. */
-  pausedMs: number;
+  /** What `act` returned (the milliseconds the apiserver was stopped, for runPausing). */
+  acted: number;
 }
 
-/** Runs the module; at the first line matching `at`, stops the apiserver for pauseMs. */
-async function runPausing(
-  lab: Lab,
+/** Runs the module at verbosity 1; at the first progress line matching `at`, runs `act` beside it, once. */
+async function runActing(
   args: Record<string, unknown>,
   at: RegExp,
-  pauseMs: number,
+  act: () => Promise<number>,
 ): Promise<Run> {
-  const pid = readFileSync(join(lab.state, "run", "kube-apiserver.pid"), "utf8").trim();
   const file = join(mkdtempSync(join(tmpdir(), "calico-encap-waits-")), "args.json");
   writeFileSync(file, JSON.stringify({ ...args, _ansible_verbosity: 1 }));
   const child = execa(
@@ -41,28 +49,41 @@ async function runPausing(
     { reject: false },
   );
   const lines: string[] = [];
-  let pause: Promise<number> | null = null;
+  let acting: Promise<number> | null = null;
   createInterface({ input: child.stderr }).on("line", (line) => {
     lines.push(line);
-    if (pause === null && at.test(line))
-      pause = (async () => {
-        const t0 = Date.now();
-        await execa("kill", ["-STOP", pid]);
-        try {
-          await new Promise((r) => setTimeout(r, pauseMs));
-        } finally {
-          await execa("kill", ["-CONT", pid]);
-        }
-        return Date.now() - t0;
-      })();
+    if (acting === null && at.test(line)) acting = act();
   });
   const r = await child;
-  const pausedMs = pause === null ? 0 : await (pause as Promise<number>);
+  const acted = acting === null ? 0 : await (acting as Promise<number>);
   expect(
-    pausedMs,
-    `the apiserver was to be paused; the run logged:\n${lines.join("\n")}`,
-  ).to.be.above(0);
-  return { result: JSON.parse(r.stdout) as Run["result"], lines, pausedMs };
+    acting,
+    `the run was to be acted on at ${at}; it logged:\n${lines.join("\n")}`,
+  ).to.not.equal(null);
+  return { result: JSON.parse(r.stdout) as Run["result"], lines, acted };
+}
+
+/** Runs the module; at the first line matching `at`, stops the apiserver for pauseMs (and runs `paused` meanwhile). */
+async function runPausing(
+  lab: Lab,
+  args: Record<string, unknown>,
+  at: RegExp,
+  pauseMs: number,
+  paused: () => Promise<void> = () => Promise.resolve(),
+): Promise<Run & { pausedMs: number }> {
+  const pid = readFileSync(join(lab.state, "run", "kube-apiserver.pid"), "utf8").trim();
+  const run = await runActing(args, at, async () => {
+    const t0 = Date.now();
+    await execa("kill", ["-STOP", pid]);
+    try {
+      await paused();
+      await new Promise((r) => setTimeout(r, Math.max(0, pauseMs - (Date.now() - t0))));
+    } finally {
+      await execa("kill", ["-CONT", pid]);
+    }
+    return Date.now() - t0;
+  });
+  return { ...run, pausedMs: run.acted };
 }
 
 async function checkCluster(lab: Lab, target: Record<string, unknown>): Promise<unknown> {
@@ -175,6 +196,112 @@ describe("calico_encap_migrate's waits on the lab", function () {
       expect(Date.now() - started, "no wait ran until wait_timeout").to.be.below(120000);
     } finally {
       await kubectl(lab, "delete", "node", "node-4", "--ignore-not-found");
+    }
+  });
+
+  // Felix's path (Calico v3.31, tunnel_pool_cidr): the pool switch is Felix's RouteReplace both ways, so a rollback
+  // after it loses nothing, if it does not end by turning programClusterRoutes off while the pool uses IPIP again
+  // (Felix would delete its routes and BIRD re-add them only at its 2 s kernel scan; issue 37 item 6).
+  it("on Felix's path, rolls back after the pool switch losing no probe, and leaves programClusterRoutes on", async () => {
+    const tunnel = "172.30.0.0/24";
+    const { result: r, lines } = await runPausing(
+      lab,
+      { ...quick(lab), ...TO_VXLAN, tunnel_pool_cidr: tunnel, wait_timeout: 25 },
+      /calico-encap: step 3\/5 'Switch IPPool default-pool.*: .* \(\d+ s\)/,
+      31000,
+      () => resetProber(lab), // Felix already moved the routes into VXLAN: count from here
+    );
+    const rollback = await readProber(lab);
+    console.log(
+      `      Felix's path, from the pause after the pool switch to the end of the rollback: ${rollback.lost} of ${rollback.sent} probes lost, longest gap ${rollback.longest_gap_ms} ms`,
+    );
+    const log = `${r.msg}\n${lines.join("\n")}`;
+    expect(r.failed, log).to.equal(true);
+    expect(r.rolled_back, log).to.equal(true);
+    expect(r.msg).to.match(
+      /^step "Switch IPPool default-pool[^"]*" did not converge within wait_timeout: /,
+    );
+    expect(r.msg).to.include("but for programClusterRoutes, left Enabled (see the warning)");
+    expect(r.warnings?.join("\n")).to.include(
+      "The rollback left programClusterRoutes: Enabled in FelixConfiguration default",
+    );
+    const felix = JSON.parse(
+      await kubectl(
+        lab,
+        "get",
+        "felixconfigurations.crd.projectcalico.org",
+        "default",
+        "-o",
+        "json",
+      ),
+    ) as { spec: { programClusterRoutes?: string } };
+    expect(felix.spec.programClusterRoutes).to.equal("Enabled");
+    const pool = JSON.parse(
+      await calicoctl(lab, "get", "ippool", "default-pool", "-o", "json"),
+    ) as {
+      spec: { ipipMode: string; vxlanMode: string };
+    };
+    expect(pool.spec).to.deep.include({ ipipMode: "Always", vxlanMode: "Never" });
+    expect(rollback.lost, "Felix's path rolls back without a lost probe").to.equal(0);
+
+    // The order the rollback used to end with, by hand: programClusterRoutes unset while the pool uses IPIP.
+    await resetProber(lab);
+    await kubectl(
+      lab,
+      "patch",
+      "felixconfigurations.crd.projectcalico.org",
+      "default",
+      "--type",
+      "merge",
+      "-p",
+      JSON.stringify({ spec: { programClusterRoutes: null } }),
+    );
+    await new Promise((res) => setTimeout(res, 15000));
+    const unset = await readProber(lab);
+    console.log(
+      `      then programClusterRoutes unset by hand (the rollback's old last write): ${unset.lost} of ${unset.sent} probes lost over 15 s, longest gap ${unset.longest_gap_ms} ms`,
+    );
+    await calicoctl(lab, "delete", "ippool", "default-pool-vxlan-tunnel");
+  });
+
+  // A plan refused after the first write rolls back (issue 37 item 5): a Node joins while Felix restarts after the
+  // run's first write, with its address on tunnel_pool_cidr's network. It has no kubernetes.io/os label, so the
+  // calico-node DaemonSet does not run on it and no wait holds for it; its address is what the re-plan refuses.
+  it("rolls back when a node joins mid-run with its address on tunnel_pool_cidr's network, naming it", async () => {
+    const node = {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: { name: "node-5", labels: { "kubernetes.io/hostname": "node-5" } },
+      status: { addresses: [{ type: "InternalIP", address: "172.30.0.9" }] },
+    };
+    const file = join(mkdtempSync(join(tmpdir(), "calico-encap-node-")), "node.json");
+    writeFileSync(file, JSON.stringify(node));
+    try {
+      const { result: r, lines } = await runActing(
+        { ...quick(lab), ...TO_VXLAN, tunnel_pool_cidr: "172.30.0.0/24", wait_timeout: 60 },
+        /calico-encap: step 1\/5 'Enable .*: .* \(\d+ s\)/,
+        async () => {
+          await kubectl(lab, "create", "-f", file);
+          return 1;
+        },
+      );
+      const log = `${r.msg}\n${lines.join("\n")}`;
+      expect(r.failed, log).to.equal(true);
+      expect(r.msg, log).to.match(
+        /^after step "Enable [^"]*" the cluster changed and the next step is refused: tunnel_pool_cidr 172\.30\.0\.0\/24 contains the address of node node-5 \(172\.30\.0\.9\)/,
+      );
+      expect(r.rolled_back, log).to.equal(true);
+      expect(r.steps?.map((s) => s.settled)).to.deep.equal([true, true]);
+      const pools = await calicoctl(lab, "get", "ippool", "-o", "name");
+      expect(pools, "no tunnel pool was created").to.not.include("vxlan-tunnel");
+      const pool = JSON.parse(
+        await calicoctl(lab, "get", "ippool", "default-pool", "-o", "json"),
+      ) as {
+        spec: { ipipMode: string; vxlanMode: string };
+      };
+      expect(pool.spec).to.deep.include({ ipipMode: "Always", vxlanMode: "Never" });
+    } finally {
+      await kubectl(lab, "delete", "node", "node-5", "--ignore-not-found");
     }
   });
 });
