@@ -16,7 +16,7 @@
 import { expect } from "chai";
 import { runTask } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
-import { labIpv6RouteDeletions, unexplainedIpv6Outages } from "../support/route-resyncs.js";
+import { labIpv6RouteResyncs, unexplainedIpv6Outages } from "../support/route-resyncs.js";
 import { execa } from "execa";
 import type { ProberFigures, StepTiming } from "../support/lab.js";
 import {
@@ -93,7 +93,8 @@ const V6_OUTSIDE_MS = 500;
 /**
  * Each family's bound from the same run. IPv4: when the migration switched its pool (a step of the result), every
  * lost probe was sent inside that step; when not, none was lost. IPv6: when not switched, none lost but at Felix's
- * IPv6 route resyncs (each outage within a second of one on its sending or receiving node); when switched,
+ * IPv6 route resyncs (each outage at a resync of a route on its way, on its sending or receiving node, losing no more
+ * probes than the route's measured absence can); when switched,
  * the longest gap and the count fit in the IPv6 pool's switch step, and what was lost outside it lay inside other
  * steps of the run, in runs shorter than V6_OUTSIDE_MS and at most V6_OUTSIDE_MS of its probes in all (measured:
  * a few probes at Felix's restarts in the steps before, e.g. 27 of 87128 in the IPv4 pool's switch: a restarted
@@ -111,8 +112,9 @@ function expectFamiliesBounded(p: ProberFigures, steps: StepTiming[], state: str
         continue;
       }
       // IPv6 on Calico v3.31.0: only at Felix's IPv6 route resyncs, which delete and re-add every IPv6 route it owns
-      // (test/support/route-resyncs.ts), each seen in the sending or the receiving node's ip monitor.
-      const { outages, complete } = unexplainedIpv6Outages(p, labIpv6RouteDeletions(state));
+      // (test/support/route-resyncs.ts), each seen in the sending or the receiving node's ip monitor as a route on the
+      // pair's way deleted and added back, no longer gone than the outage's probes allow.
+      const { outages, complete } = unexplainedIpv6Outages(p, labIpv6RouteResyncs(state));
       expect(complete, "the prober's outages account for every lost IPv6 probe").to.equal(true);
       expect(
         outages,

@@ -137,18 +137,19 @@ EOF
 	monitor_up "$i"
 }
 
-# Every link, route and neighbour change in a node's namespace, timestamped by the kernel's notification, in
+# Every link, route and neighbour change in a node's namespace, timestamped when `ip monitor` reads it, in
 # <state>/log/monitor-node-N.log: which route went when, and through which device, so that a lost probe can be
 # placed against what the agents did (lab.sh's LAB_KEEP_LOGS keeps the file). `ip monitor` runs in the namespace
 # and ends with its other processes at down. Its netlink socket asks for a 4 MiB receive buffer (-rc; bridge_up
 # raises net.core.rmem_max to that): a monitor held off the CPU while Felix rewrites every route would otherwise lose
 # events at an overrun, and a lost event reads as a route nobody changed (iproute2 prints "netlink receive error"
-# into the log when it happens).
+# into the log when it happens). It runs at nice -10, as the prober's agents do: its stamps measure how long a route
+# was gone (test/support/monitor-logs.ts), and a monitor held off the CPU would stamp a delete and its add together.
 monitor_up() {
 	local i=$1 pidfile=$NET_STATE/monitor-$1.pid
 	if [ -f "$pidfile" ] && pid_alive "$(cat "$pidfile")"; then return 0; fi
 	mkdir -p "$LAB_STATE/log"
-	setsid ip netns exec "$(ns_name "$i")" ip -rc 4194304 -ts -o monitor link route neigh \
+	setsid nice -n -10 ip netns exec "$(ns_name "$i")" ip -rc 4194304 -ts -o monitor link route neigh \
 		>>"$LAB_STATE/log/monitor-node-$i.log" 2>&1 </dev/null &
 	echo $! >"$pidfile"
 }

@@ -16,45 +16,29 @@
 // leaves the IPIP routes to Felix (dc0f49fc43, after v3.32).
 
 import type { ProberFigures, StepTiming } from "./lab.js";
-import { labMonitorLogs } from "./monitor-logs.js";
-import { unexplainedOutages } from "./outages.js";
+import { labMonitorLogs, routeGaps, type RouteGap } from "./monitor-logs.js";
+import { gapsExplain, unexplainedOutages } from "./outages.js";
 
 /** One of BIRD's kernel route rewrites on a node: its delete of a route, and its add of the same destination. */
-export interface BirdRewrite {
-  node: string;
-  destination: string;
-  /** Milliseconds since the epoch (ip -ts prints local time, which Date.parse reads as local). */
-  deletedAt: number;
-  addedAt: number;
-}
-
-const ROUTE_V4 = /^\[([0-9T:.-]+)\] (Deleted )?((?:blackhole )?\d+\.\d+\.\d+\.\d+(?:\/\d+)?) (.*)$/;
+export type BirdRewrite = RouteGap;
 
 /** The longest delete-to-add a rewrite may take: BIRD's take tens of microseconds; a withdrawal is not a rewrite. */
 export const REWRITE_MAX_MS = 100;
+
+const bird = (rest: string): boolean => /\bproto bird\b/.test(rest);
 
 /**
  * BIRD's IPv4 route rewrites in one monitor log's text: BIRD's delete of a route (proto bird) and its add of the same
  * destination within REWRITE_MAX_MS, nothing else added there in between.
  */
 export function birdRewrites(node: string, log: string): BirdRewrite[] {
-  const out: BirdRewrite[] = [];
-  const deleted = new Map<string, number>();
-  for (const line of log.split("\n")) {
-    const m = ROUTE_V4.exec(line);
-    if (!m?.[1] || !m[3]) continue;
-    const at = Date.parse(m[1]);
-    const bird = /\bproto bird\b/.test(m[4] ?? "");
-    if (m[2]) {
-      if (bird) deleted.set(m[3], at);
-      continue;
-    }
-    const deletedAt = deleted.get(m[3]);
-    deleted.delete(m[3]);
-    if (deletedAt !== undefined && bird && at - deletedAt <= REWRITE_MAX_MS)
-      out.push({ node, destination: m[3], deletedAt, addedAt: at });
-  }
-  return out;
+  return routeGaps(
+    node,
+    log,
+    (e) => e.family === "ipv4" && bird(e.rest),
+    (e) => bird(e.rest),
+    REWRITE_MAX_MS,
+  );
 }
 
 /** The lab's nodes' BIRD route rewrites, from every <state>/log/monitor-<node>.log. */
@@ -62,7 +46,11 @@ export function labBirdRewrites(state: string): BirdRewrite[] {
   return labMonitorLogs(state).flatMap(({ node, log }) => birdRewrites(node, log));
 }
 
-/** How far a lost probe's send time may lie from a rewrite: the agent stamps a probe before its event loop sends it. */
+/**
+ * How far a lost probe's send time may lie from a rewrite, for placing it only: the agent stamps a probe before its
+ * event loop sends it, and `ip monitor` stamps a route change when it reads it. How many probes a rewrite may cost
+ * is its own measured width (probesInGap), not this.
+ */
 export const REWRITE_SLACK_MS = 250;
 
 /** The step of Felix's path that turns programClusterRoutes on (plan.ts), where BIRD's rewrites can cost probes. */
@@ -70,9 +58,10 @@ export const TAKEOVER_STEP = /\bprogramClusterRoutes: Enabled\b/;
 
 /**
  * The lost probes of Felix's path that BIRD's rewrites during the takeover do not explain. An outage of pair A -> B
- * is explained when it was sent during the step that turns programClusterRoutes on (TAKEOVER_STEP) and between a
- * rewrite's delete and its add on node A or node B, REWRITE_SLACK_MS either side; IPv6 outages never are.
- * `complete` is false when the prober's outages do not account for every lost probe (it keeps at most 100 a pair).
+ * is explained when it was sent during the step that turns programClusterRoutes on (TAKEOVER_STEP) and BIRD rewrote
+ * a route on its way (onPairsWay) within REWRITE_SLACK_MS of it,
+ * losing no more probes than those rewrites' widths can; IPv6 outages never are. `complete` is false when the
+ * prober's outages do not account for every lost probe (it keeps at most 100 a pair).
  */
 export function unexplainedTakeoverOutages(
   p: ProberFigures,
@@ -88,11 +77,6 @@ export function unexplainedTakeoverOutages(
       o.family !== "ipv6" &&
       o.from >= start &&
       o.to <= end &&
-      rewrites.some(
-        (r) =>
-          o.nodes.includes(r.node) &&
-          o.from >= r.deletedAt - REWRITE_SLACK_MS &&
-          o.to <= r.addedAt + REWRITE_SLACK_MS,
-      ),
+      gapsExplain(o, rewrites, REWRITE_SLACK_MS),
   );
 }

@@ -12,58 +12,61 @@
 // release-v3.30 as #11395, merged 2025-11-17).
 
 import type { ProberFigures } from "./lab.js";
-import { labMonitorLogs } from "./monitor-logs.js";
-import { unexplainedOutages } from "./outages.js";
+import { labMonitorLogs, routeGaps, type RouteGap } from "./monitor-logs.js";
+import { gapsExplain, unexplainedOutages } from "./outages.js";
 
-/** One IPv6 route of Felix's deleted on a node (ip monitor's "Deleted ... metric 1024", not BIRD's). */
-export interface RouteDeletion {
-  node: string;
-  /** Milliseconds since the epoch: ip -ts prints the machine's local time, which Date.parse reads as local. */
-  at: number;
-  line: string;
+/** One of Felix's IPv6 routes deleted on a node and added back: a resync's measured gap. */
+export type RouteResync = RouteGap;
+
+/**
+ * The longest delete-to-add counted as a resync: Felix deletes and re-adds within one apply, which a Felix held off
+ * the CPU stretches to hundreds of milliseconds; a route added back later was removed and created again.
+ */
+export const RESYNC_MAX_MS = 5000;
+
+const felixV6 = (rest: string): boolean => !/\bproto bird\b/.test(rest);
+
+/**
+ * Felix's IPv6 route resyncs in one monitor log's text: a deletion of an IPv6 route of Felix's (metric 1024, not
+ * BIRD's proto bird) and Felix's add of the same destination within RESYNC_MAX_MS. A route deleted and not added
+ * back (removed for good, or taken by BIRD6) is none.
+ */
+export function ipv6RouteResyncs(node: string, log: string): RouteResync[] {
+  return routeGaps(
+    node,
+    log,
+    (e) => e.family === "ipv6" && /\bmetric 1024\b/.test(e.rest) && felixV6(e.rest),
+    (e) => e.family === "ipv6" && felixV6(e.rest),
+    RESYNC_MAX_MS,
+  );
 }
 
-const DELETED_V6 =
-  /^\[([0-9T:.-]+)\] Deleted (?:blackhole )?[0-9a-f]*:[0-9a-f:/]* .*\bmetric 1024\b/;
-
-/** Felix's IPv6 route deletions in one monitor log's text (BIRD's, proto bird, are not Felix's). */
-export function ipv6RouteDeletions(node: string, log: string): RouteDeletion[] {
-  const out: RouteDeletion[] = [];
-  for (const line of log.split("\n")) {
-    const m = DELETED_V6.exec(line);
-    if (!m?.[1] || / proto bird\b/.test(line) || / fe80:/.test(line)) continue;
-    out.push({ node, at: Date.parse(m[1]), line });
-  }
-  return out;
+/** The lab's nodes' IPv6 route resyncs by Felix, from every <state>/log/monitor-<node>.log. */
+export function labIpv6RouteResyncs(state: string): RouteResync[] {
+  return labMonitorLogs(state).flatMap(({ node, log }) => ipv6RouteResyncs(node, log));
 }
 
-/** The lab's nodes' IPv6 route deletions by Felix, from every <state>/log/monitor-<node>.log. */
-export function labIpv6RouteDeletions(state: string): RouteDeletion[] {
-  return labMonitorLogs(state).flatMap(({ node, log }) => ipv6RouteDeletions(node, log));
-}
-
-/** How far an outage's first and last lost probe may lie from a deletion it is put down to. */
+/**
+ * How far an outage's lost probes may lie from a resync it is put down to, for placing it only (the agent stamps a
+ * probe before sending it; `ip monitor` stamps a change when it reads it). How many probes a resync may cost is its
+ * own measured width (probesInGap), not this.
+ */
 export const RESYNC_SLACK_MS = 1000;
 
 /**
- * The IPv6 outages that no route deletion of Felix's explains: an outage of pair A -> B (the prober's IPv6 agents,
- * "node-N.v6" for a pod and "node-N.host.v6" for a node's own address) is explained by a deletion on node A or
- * node B within RESYNC_SLACK_MS of its lost probes. `complete` is false when the prober's outages do not account for
- * every lost IPv6 probe (it keeps at most 100 a pair).
+ * The IPv6 outages that no resync of Felix's explains: an outage of pair A -> B (the prober's IPv6 agents,
+ * "node-N.v6" for a pod and "node-N.host.v6" for a node's own address) is explained by resyncs of routes on its way
+ * (on node A or node B, to A's or B's address) within RESYNC_SLACK_MS of its lost probes, when it lost no more probes
+ * than those resyncs' measured widths can at the pair's rate. `complete` is false when the prober's outages do not
+ * account for every lost IPv6 probe (it keeps at most 100 a pair).
  */
 export function unexplainedIpv6Outages(
   p: ProberFigures,
-  deletions: RouteDeletion[],
+  resyncs: RouteResync[],
 ): { outages: string[]; complete: boolean } {
   const { outages, complete } = unexplainedOutages(
     p.pairs.filter((pair) => pair.family === "ipv6"),
-    (o) =>
-      deletions.some(
-        (d) =>
-          o.nodes.includes(d.node) &&
-          d.at >= o.from - RESYNC_SLACK_MS &&
-          d.at <= o.to + RESYNC_SLACK_MS,
-      ),
+    (o) => gapsExplain(o, resyncs, RESYNC_SLACK_MS),
   );
   return { outages, complete };
 }

@@ -40,6 +40,9 @@ export interface ProberOptions {
 export interface PairReport {
   from: string;
   to: string;
+  /** The sending agent's address and the address it probes: which routes a probe and its echo take. */
+  from_address: string;
+  to_address: string;
   family: Family;
   sent: number;
   received: number;
@@ -283,6 +286,8 @@ export function report(summaries: ProberSummary[]): ProberReport {
     s.pairs.map((p) => ({
       from: s.node,
       to: p.to,
+      from_address: s.address,
+      to_address: p.address,
       family: s.family ?? "ipv4",
       sent: p.sent,
       received: p.received,
