@@ -22,7 +22,9 @@ import {
   resetProber,
   resourceVersions,
   nodesStatus,
+  expectBelowYardstick,
   expectLossInPoolSwitch,
+  type LossFigures,
   type StepTiming,
   startProber,
   waitUntil,
@@ -59,6 +61,7 @@ describe("calico_encap_migrate on the lab", function () {
   let lab: Lab;
   /** The IPIP -> VXLAN pool switch window of the uninterrupted run, the bound for the killed-and-resumed one. */
   let toVxlanWindowMs = 0;
+  let toVxlan: LossFigures | null = null;
   before(async () => {
     lab = await healthyLab();
   });
@@ -89,6 +92,7 @@ describe("calico_encap_migrate on the lab", function () {
     // Bounded from this run: loss only inside the pool switch step (which lasts until Felix has restarted).
     const steps = r.steps as StepTiming[];
     toVxlanWindowMs = expectLossInPoolSwitch(p, steps);
+    toVxlan = p;
     for (const node of ["node-1", "node-2", "node-3"])
       expect(await hasVxlanDevice(node), node).to.equal(true);
     expect(nodesStatus(lab).summary.birdRunning).to.equal(0);
@@ -125,6 +129,7 @@ describe("calico_encap_migrate on the lab", function () {
     expect(steps[1]?.title).to.match(/backend bird/);
     // The real calico-node measured 42 of 52606 lost, gap 51 ms: routes move from Felix to BIRD at the pool write.
     expectLossInPoolSwitch(p, steps);
+    expectBelowYardstick(p, toVxlan, "VXLAN/vxlan -> IPIP/bird");
     expect(nodesStatus(lab).summary.birdRunning).to.equal(3);
   });
 

@@ -26,11 +26,13 @@ import {
   migrateArgs,
   nodeAnnotations,
   nodesStatus,
+  expectBelowYardstick,
   expectLossInPoolSwitch,
   lossByStep,
   expectNoLoss,
   TUNNEL_POOL_STEP,
   poolSwitchTitle,
+  type LossFigures,
   type StepTiming,
   readProber,
   resetProber,
@@ -91,7 +93,7 @@ describe("the real calico-node in the lab", function () {
   });
   after(labDown);
   /** The in-place IPIP -> VXLAN switch's figures, against which the pre-allocated VTEPs are measured. */
-  let inPlace: { lost: number; longest_gap_ms: number } | null = null;
+  let inPlace: LossFigures | null = null;
 
   it("runs calico-node's startup, then Felix, allocate-tunnel-addrs, confd and BIRD in every node's namespace", async () => {
     for (const node of NODES) {
@@ -240,6 +242,7 @@ describe("the real calico-node in the lab", function () {
       2,
     );
     expectLossInPoolSwitch(p, steps);
+    expectBelowYardstick(p, inPlace, "VXLAN/vxlan -> IPIP/bird");
   });
 
   // Issue 10: tunnel_pool_cidr. A Tunnel-only VXLAN pool gives every node its VTEP while BIRD still carries the IPIP
@@ -327,5 +330,6 @@ describe("the real calico-node in the lab", function () {
         before[node]?.["projectcalico.org/IPv4VXLANTunnelAddr"],
       );
     expectLossInPoolSwitch(p, steps);
+    expectBelowYardstick(p, inPlace, "VXLAN/vxlan -> IPIP/bird, tunnel pool kept");
   });
 });

@@ -32,9 +32,11 @@ import {
 } from "../support/lab-states.js";
 import { TIER } from "../support/tier.js";
 import {
+  expectBelowYardstick,
   expectLossInPoolSwitch,
   labDown,
   labUp,
+  type LossFigures,
   type StepTiming,
   readProber,
   resetProber,
@@ -68,6 +70,8 @@ const LAST = walk.length - 1;
 describe(`${TIER === "full" ? "every transition" : "one transition of each class"} on the lab`, function () {
   this.timeout(3600000);
   let lab: Lab;
+  /** The figures of the walk's last transition into VXLAN in place: the yardstick of the ways out. */
+  let intoVxlan: LossFigures | null = null;
   // TOUR_FROM=n resumes the walk at its n-th transition: before() migrates the lab to that transition's start state
   // first, unmeasured; TOUR_TO=m ends it after the m-th. Unset, the whole walk runs. make test-full runs the full
   // tour in two parts, one in each lab slot.
@@ -129,8 +133,20 @@ describe(`${TIER === "full" ? "every transition" : "one transition of each class
         pools: [{ name: "default-pool", ipip_mode: to.ipip_mode, vxlan_mode: to.vxlan_mode }],
       });
       const kind = transitionClass(from, to);
-      if (kind === "into VXLAN" || kind === "out of VXLAN") expectLossInPoolSwitch(p, steps);
-      else if (kind === "Always <-> CrossSubnet under VXLAN") {
+      if (kind === "into VXLAN") {
+        expectLossInPoolSwitch(p, steps);
+        intoVxlan = p;
+      } else if (kind === "out of VXLAN") {
+        // Out of VXLAN, BIRD takes the routes back at its kernel scan: held to the walk's last switch into VXLAN
+        // in place (the walk goes into VXLAN before it comes out), the yardstick, as well as to its window.
+        expectLossInPoolSwitch(p, steps);
+        if (intoVxlan !== null || resumeAt === 1)
+          expectBelowYardstick(p, intoVxlan, `${from.name} -> ${to.name}`);
+        else
+          console.log(
+            "      (a resumed walk's part with no switch into VXLAN before it: no yardstick)",
+          );
+      } else if (kind === "Always <-> CrossSubnet under VXLAN") {
         // Felix swaps each remote block's route between vxlan.calico and the direct route CrossSubnet gives a peer
         // on the same subnet (reference/calico.md, "Routing ownership"; the lab's nodes share one subnet). Measured
         // in the tour of 2026-11-30: VXLAN Always/bird -> CrossSubnet/bird lost 6 of 24806, one probe on each host

@@ -30,6 +30,7 @@ import type { StepTiming } from "../support/lab.js";
 import { labBirdRewrites } from "../support/bird-rewrites.js";
 import {
   BACKEND_ROLL_STEP,
+  expectBelowYardstick,
   expectLossInPoolSwitch,
   expectNoLoss,
   TUNNEL_POOL_STEP,
@@ -147,6 +148,7 @@ describe(`${TIER === "full" ? "every transition" : "one transition"} into VXLAN 
     } else {
       expect(r.cluster_routes, "BIRD's path").to.match(/^BIRD: /);
       expectLossInPoolSwitch(p, steps);
+      expectBelowYardstick(p, inPlace, `${current.name} -> ${to.name}, tunnel pool kept`);
     }
     expect(await vteps(lab), "the VTEPs stay").to.deep.equal(before);
     current = to;

@@ -280,6 +280,7 @@ const PROBER = join(REPO, "dist", "test", "lab", "prober", "control.js");
 
 /** What the prober reports (test/lab/prober/control.ts); the loss figures every lab test reads. */
 export type ProberFigures = ProberReport;
+export type { LossFigures };
 
 /**
  * One address family's figures of a prober report (pairs, probes sent and lost, gaps); an IPv4-only lab has none
@@ -322,6 +323,28 @@ export function expectLossInPoolSwitch(
     `every lost probe was sent during ${where}: ${outside}${proberDrops(p)}`,
   ).to.equal(null);
   return windowMs;
+}
+
+/**
+ * The claim a lossy migration is held to beside its window (expectLossInPoolSwitch): it lost no more than the same
+ * run's yardstick, the in-place IPIP -> VXLAN switch (every route withdrawn at the pool write until each Felix has
+ * restarted with its VTEP), in seconds of the prober's whole rate (lost / rate_pps), so that runs of other lengths
+ * and rates compare. A window alone lets a blackout of the whole step pass; a migration that loses more than the
+ * switch it exists to improve on fails here. The yardstick itself is only held to its window: it measures.
+ */
+export function expectBelowYardstick(
+  p: LossFigures,
+  yardstick: LossFigures | null,
+  what: string,
+): void {
+  expect(yardstick, `${what}: the yardstick ran first in this run`).to.not.equal(null);
+  const y = yardstick as LossFigures;
+  expect(y.lost, `${what}: the yardstick lost probes (the bound is not vacuous)`).to.be.above(0);
+  const seconds = (f: LossFigures): number => f.lost / f.rate_pps;
+  expect(
+    seconds(p),
+    `${what}: ${p.lost} lost at ${p.rate_pps} probes/s, against the in-place yardstick's ${y.lost} at ${y.rate_pps}/s`,
+  ).to.be.at.most(seconds(y));
 }
 
 /**

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { proberFigures } from "../../support/builders.js";
 import {
   BACKEND_ROLL_STEP,
+  expectBelowYardstick,
   expectLossInPoolSwitch,
   lossOutsideStep,
   poolSwitchTitle,
@@ -116,5 +117,35 @@ describe("where a migration's lost probes may lie (the tunnel pool's creation, B
     expect(() =>
       expectLossInPoolSwitch(early, STEPS, poolSwitchTitle(), TUNNEL_POOL_STEP),
     ).to.throw(/every lost probe was sent during the steps from/);
+  });
+});
+
+describe("a lossy migration against the same run's in-place yardstick (issue 37, item 10)", () => {
+  // The pool switch step of the migration back to IPIP: 10 s (STEPS' last), its window 11 s.
+  const back = (lost: number, gap: number): ProberFigures =>
+    figures(lost, "2026-12-02T05:52:59.000Z", "2026-12-02T05:53:08.000Z", gap);
+  // The in-place switch into VXLAN of the same run (README's figures: 4007-4162 lost at 1200/s, gap 3.4-3.6 s).
+  const inPlace = figures(4100, "2026-12-02T05:50:01.000Z", "2026-12-02T05:50:05.000Z", 3500);
+
+  it("a blackout of the whole step passes the window but not the yardstick", () => {
+    // Every pair lost every probe for 10 s: 12000 at 1200/s, gap 10 s, all inside the 11 s window.
+    const blackout = back(12000, 10000);
+    expect(expectLossInPoolSwitch(blackout, STEPS)).to.equal(11000);
+    expect(() => expectBelowYardstick(blackout, inPlace, "VXLAN -> IPIP")).to.throw(
+      /VXLAN -> IPIP: 12000 lost at 1200 probes\/s, against the in-place yardstick's 4100/,
+    );
+  });
+
+  it("BIRD's handover (a kernel scan of 2 s on some pairs) passes both", () => {
+    const handover = back(1493, 2000);
+    expect(expectLossInPoolSwitch(handover, STEPS)).to.equal(11000);
+    expectBelowYardstick(handover, inPlace, "VXLAN -> IPIP");
+  });
+
+  it("compares seconds of the whole rate, and refuses a missing or lossless yardstick", () => {
+    const slower = { ...back(3000, 2000), rate_pps: 600 };
+    expect(() => expectBelowYardstick(slower, inPlace, "x")).to.throw(/3000 lost at 600/);
+    expect(() => expectBelowYardstick(back(10, 50), null, "x")).to.throw(/the yardstick ran first/);
+    expect(() => expectBelowYardstick(back(10, 50), back(0, 0), "x")).to.throw(/not vacuous/);
   });
 });
