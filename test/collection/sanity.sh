@@ -55,7 +55,19 @@ EOF
   python="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
   start=$SECONDS
   echo "== ansible-test sanity, ansible-core $core (Python $python)"
-  if (cd "$root" && PATH="$venv/bin:$PATH" "$venv/bin/ansible-test" sanity --venv --requirements --python "$python" --color no) >"$work/log" 2>&1; then
+  # One ansible-test sanity at a time on this machine: two runs that share ~/.ansible/test/venv (a second checkout's
+  # make test beside this one) create the same test venv at once, and one's pip upgrade removes the pip the other is
+  # running (seen 2026-12-05: "No module named 'pip._vendor.rich.highlighter'", a venv left without pip).
+  # A test venv such a race left without pip is removed first, under the lock, and made again by ansible-test.
+  mkdir -p "$HOME/.ansible/test"
+  if (
+    flock 9
+    for d in "$HOME"/.ansible/test/venv/*/*/*/; do
+      [ -x "$d/bin/python" ] || continue
+      "$d/bin/python" -m pip --version >/dev/null 2>&1 || { echo "sanity.sh: $d has no pip; removed" >&2; rm -rf "$d"; }
+    done
+    cd "$root" && PATH="$venv/bin:$PATH" "$venv/bin/ansible-test" sanity --venv --requirements --python "$python" --color no
+  ) 9>"$HOME/.ansible/test/sanity.lock" >"$work/log" 2>&1; then
     grep -E '^(Running sanity test|WARNING: Skipping)' "$work/log" | sed 's/^/   /' || true
     echo "sanity ansible-core $core: passed ($((SECONDS - start)) s)"
     bash "$here/../count-line.sh" passed

@@ -34,6 +34,7 @@ import {
   waitUntil,
 } from "../support/lab.js";
 import type { PairReport } from "../lab/prober/control.js";
+import { readmeOutput, unwrapped } from "../support/readme.js";
 import {
   KUBESPRAY_ANSIBLE,
   parseSettings,
@@ -294,6 +295,9 @@ describe("The seed's users: a Kubespray v2.18.2 cluster, v2.19.1's own check and
       ).to.have.length(1);
       expect(msg).to.include(BACKEND_LINE);
       expect(msg).to.match(/#8691/);
+      expect(unwrapped(msg), "README quotes this message (its seed-preflight output)").to.equal(
+        unwrapped(readmeOutput("seed-preflight")),
+      );
       pinVars = (result?.pin_vars ?? {}) as Record<string, unknown>;
       expect(pinVars).to.deep.include({
         calico_network_backend: "bird",
