@@ -61,6 +61,9 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
     expect(files).to.include.members([
       "backend/calico-encap.mjs",
       "backend/THIRD-PARTY-LICENSES.txt",
+      "LICENSE",
+      "CHANGELOG.md",
+      "roles/calico_encap/README.md",
       "meta/runtime.yml",
       "meta/execution-environment.yml",
       "plugins/action/calico_pool_check.py",
