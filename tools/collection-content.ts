@@ -86,6 +86,45 @@ export function argumentSpec(
   return spec;
 }
 
+/** The doc fragment of the options the modules share (plugins/doc_fragments/<name>.py). */
+export const DOC_FRAGMENT = "common";
+
+/** The options every module documents exactly alike, in the first module's order. */
+export function sharedOptions(mods: readonly ModuleSchemas[]): string[] {
+  const docs = mods.map(
+    (m) => (documentation(m.name, m.options) as { options: Record<string, unknown> }).options,
+  );
+  const [first, ...rest] = docs;
+  if (!first || rest.length === 0) return [];
+  return Object.keys(first).filter((name) =>
+    rest.every((d) => JSON.stringify(d[name]) === JSON.stringify(first[name])),
+  );
+}
+
+/** plugins/doc_fragments/common.py: the shared options' documentation, written once for every module. */
+export function docFragment(mods: readonly ModuleSchemas[], shared: readonly string[]): string {
+  const first = mods[0];
+  if (!first) throw new Error("no module to take the shared options from");
+  const options = (documentation(first.name, first.options) as { options: Record<string, unknown> })
+    .options;
+  const doc = { options: Object.fromEntries(shared.map((name) => [name, options[name]])) };
+  return [
+    "# -*- coding: utf-8 -*-",
+    "# Copyright: calico-encap contributors",
+    "# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)",
+    `# Generated from schemas/ by tools/collection.ts: the options ${mods.map((m) => m.name).join(" and ")} share.`,
+    "",
+    "from __future__ import absolute_import, division, print_function",
+    "",
+    "__metaclass__ = type",
+    "",
+    "",
+    "class ModuleDocFragment(object):",
+    `    DOCUMENTATION = r"""\n${yamlBlock(doc)}"""`,
+    "",
+  ].join("\n");
+}
+
 /**
  * The module file: its documentation for ansible-doc, and, for `calico_encap_mode: module` (the action plugin not
  * used), an AnsibleModule that checks the options against the documented spec and runs the calico-encap backend
@@ -93,10 +132,22 @@ export function argumentSpec(
  * collection's backend/calico-encap.mjs copied there, runs with the target's node) on the task's arguments as
  * Ansible gave them (the `_ansible_*` keys included), and returns its result.
  */
-export function moduleFile(mod: ModuleSchemas): string {
+export function moduleFile(mod: ModuleSchemas, shared: readonly string[] = []): string {
   const doc = documentation(mod.name, mod.options) as Record<string, unknown>;
-  const fqcnDoc = { ...doc, module: mod.name };
-  const spec = argumentSpec(doc.options as Record<string, Record<string, unknown>>);
+  const options = doc.options as Record<string, Record<string, unknown>>;
+  const spec = argumentSpec(options);
+  // The options every module documents alike are the doc fragment's (docFragment); ansible-doc merges them back.
+  const own = Object.fromEntries(
+    Object.entries(options).filter(([name]) => !shared.includes(name)),
+  );
+  const fqcnDoc = {
+    ...doc,
+    module: mod.name,
+    options: own,
+    ...(shared.length
+      ? { extends_documentation_fragment: [`${FQCN_PREFIX}.${DOC_FRAGMENT}`] }
+      : {}),
+  };
   return [
     "#!/usr/bin/python",
     "# -*- coding: utf-8 -*-",

@@ -24,6 +24,9 @@ import {
   fqcnModules,
   galaxyYml,
   moduleFile,
+  DOC_FRAGMENT,
+  docFragment,
+  sharedOptions,
   runtimeYml,
   lintIgnores,
   sanityIgnores,
@@ -142,9 +145,11 @@ async function main(argv: readonly string[]): Promise<number> {
   await write(root, "plugins/plugin_utils/calico_encap_bridge.py", bridge.split(BUILD_ID).join(id));
   await write(root, "plugins/plugin_utils/__init__.py", "");
   const modules = await loadModuleSchemas(repoRoot);
+  const shared = sharedOptions(modules);
+  await write(root, `plugins/doc_fragments/${DOC_FRAGMENT}.py`, docFragment(modules, shared));
   for (const mod of modules) {
     await write(root, `plugins/action/${mod.name}.py`, actionPlugin(mod.name));
-    await write(root, `plugins/modules/${mod.name}.py`, moduleFile(mod));
+    await write(root, `plugins/modules/${mod.name}.py`, moduleFile(mod, shared));
   }
   for (const core of SANITY_CORES)
     await write(root, `tests/sanity/ignore-${core}.txt`, sanityIgnores(modules.map((m) => m.name)));

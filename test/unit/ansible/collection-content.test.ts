@@ -1,10 +1,16 @@
 import { expect } from "chai";
 import {
   argumentSpec,
+  DOC_FRAGMENT,
+  docFragment,
   FQCN_PREFIX,
   fqcnModules,
+  moduleFile,
   sanityIgnores,
+  sharedOptions,
 } from "../../../tools/collection-content.js";
+import { loadModuleSchemas } from "../../../tools/module-schemas.js";
+import { repoRoot } from "../../../tools/paths.js";
 
 describe("the collection's generated content", () => {
   it("gives AnsibleModule the documented type, default, choices and suboptions, raw where none is documented", () => {
@@ -54,5 +60,26 @@ describe("the collection's generated content", () => {
       "plugins/modules/a.py validate-modules:missing-gplv3-license # the collection is Apache-2.0 (galaxy.yml), not GPLv3",
       "plugins/modules/b.py validate-modules:missing-gplv3-license # the collection is Apache-2.0 (galaxy.yml), not GPLv3",
     ]);
+  });
+});
+
+describe("the options the modules share, documented once (a doc fragment)", () => {
+  it("puts in the fragment exactly the options both modules document alike, and leaves them out of each module", async () => {
+    const modules = await loadModuleSchemas(repoRoot);
+    const shared = sharedOptions(modules);
+    expect(shared).to.include.members(["ipip_mode", "calicoctl_path", "kubeconfig", "command_timeout"]);
+    // Options only one module has, or documented otherwise in each, stay with their module.
+    expect(shared).to.not.include.members(["fail_on_mismatch", "tunnel_pool_cidr", "wait_timeout"]);
+    const fragment = docFragment(modules, shared);
+    expect(fragment).to.include("class ModuleDocFragment(object):");
+    for (const name of shared) expect(fragment).to.match(new RegExp(`^  ${name}:$`, "m"));
+    for (const mod of modules) {
+      const text = moduleFile(mod, shared);
+      expect(text).to.include(`extends_documentation_fragment:\n  - ${FQCN_PREFIX}.${DOC_FRAGMENT}`);
+      const doc = text.slice(text.indexOf('DOCUMENTATION = r"""'), text.indexOf('EXAMPLES = r"""'));
+      for (const name of shared) expect(doc, `${mod.name} ${name}`).to.not.match(new RegExp(`^  ${name}:$`, "m"));
+      // The argument spec keeps every option: AnsibleModule checks them all in module mode.
+      for (const name of shared) expect(text).to.include(`"${name}": {`);
+    }
   });
 });
