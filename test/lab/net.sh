@@ -315,6 +315,8 @@ kube_control_plane
 [all:vars]
 ansible_user=root
 ansible_ssh_private_key_file=$SSH_DIR/id_ed25519
+# The lab's nodes are new at every lab.sh up: host keys are not checked here (the repository's ansible.cfg checks them).
+ansible_host_key_checking=false
 ansible_ssh_common_args='-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR'
 ansible_python_interpreter=/usr/bin/python3
 bin_dir=$NODE1_ROOT/usr/local/bin
