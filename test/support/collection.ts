@@ -4,11 +4,21 @@
 // the checkout (its .venv, node_modules), no CALICO_ENCAP_BACKEND.
 
 import { execa } from "execa";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { NAME, NAMESPACE } from "../../tools/collection-content.js";
 import { REPO } from "./ansible.js";
+import { live218, PINNED_218 } from "./builders.js";
+import { calicoctlScript, kubectlScript } from "./calico-json.js";
+import { fakeTools, type FakeTools } from "./fake-commands.js";
 import { parseRecap, type PlaybookRun } from "./playbook.js";
 
 const VERSION = (
@@ -35,7 +45,7 @@ export interface InstalledCollection {
 }
 
 /** PATH without anything of the checkout: the Ansible under test, then the system's (node among them). */
-function userPath(bin: string): string {
+export function userPath(bin: string): string {
   const system = (process.env.PATH ?? "").split(":").filter((p) => p && !p.startsWith(REPO));
   return [bin, ...system].join(":");
 }
@@ -150,4 +160,65 @@ export async function buildKubesprayCollection(
   if (r.exitCode !== 0 || !m?.[1])
     throw new Error(`ansible-galaxy collection build ${tree} failed:\n${r.all}`);
   return m[1];
+}
+
+/**
+ * A PATH that lacks the programs NAMES: one new folder of links to every other program of PATH's folders (the first of
+ * each name, as PATH finds it).
+ */
+export function pathWithout(
+  names: readonly string[],
+  path: string = process.env.PATH ?? "",
+): string {
+  const dir = mkdtempSync(join(tmpdir(), "calico-encap-path-"));
+  const seen = new Set(names);
+  for (const folder of path.split(":").filter(Boolean)) {
+    let entries: string[];
+    try {
+      entries = readdirSync(folder);
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (seen.has(entry)) continue;
+      seen.add(entry);
+      symlinkSync(join(folder, entry), join(dir, entry));
+    }
+  }
+  return dir;
+}
+
+/**
+ * The venv of a Kubespray v2.31.0 user who installed this collection's Python requirements: Kubespray's own
+ * requirements.txt and ansible/requirements.txt (the collection's, with the Node.js wheel), built once and cached by
+ * test/ansible-versions/venv.sh. Returns its folder.
+ */
+export async function kubesprayCollectionVenv(): Promise<string> {
+  const r = await execa(
+    "bash",
+    [join(REPO, "test", "ansible-versions", "venv.sh"), "kubespray-v2.31.0+collection"],
+    { reject: false },
+  );
+  if (r.exitCode !== 0)
+    throw new Error(`venv.sh kubespray-v2.31.0+collection failed:\n${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/**
+ * A Kubespray 2.18 cluster (IPIP, bird) behind command stand-ins, and calico_pool_check's arguments of an inventory
+ * pinned to it: the check passes.
+ */
+export function pinned218Check(): { tools: FakeTools; args: Record<string, unknown> } {
+  const kubeconfig = "/etc/kubernetes/admin.conf";
+  const live = live218();
+  const tools = fakeTools(calicoctlScript(live), kubectlScript(live, kubeconfig));
+  return {
+    tools,
+    args: {
+      ...PINNED_218,
+      calicoctl_path: tools.calicoctl,
+      kubectl_path: tools.kubectl,
+      kubeconfig,
+    },
+  };
 }
