@@ -10,6 +10,8 @@
 # LAB_ETCD_PEER_PORT (23800), LAB_APISERVER_PORT (26443), LAB_KCM_PORT (26257),
 # LAB_SCHEDULER_PORT (26259). LAB_KEEP_FAILED=1 leaves a failed `up` running for a look. LAB_KEEP_LOGS=DIR makes
 # `down` copy the lab's logs (the control plane's, the kubelet's, each calico-node service's) into a new folder in DIR.
+# LAB_AUDIT=1 makes kube-apiserver write its audit log, every request at Metadata level (who, verb, resource, name,
+# namespace, response code), as JSON lines in <state>/log/audit.log: the record least-privilege.test reads.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -243,6 +245,13 @@ start_control_plane() {
 		--initial-cluster "lab=http://127.0.0.1:$LAB_ETCD_PEER_PORT" \
 		--listen-metrics-urls "" --log-level warn
 	wait_for 30 "etcd health" curl -sf "$LAB_ETCD_URL/health"
+	local audit=()
+	if [ "${LAB_AUDIT:-0}" = 1 ]; then
+		printf '%s\n' "apiVersion: audit.k8s.io/v1" "kind: Policy" "omitStages: [RequestReceived]" \
+			"rules:" "  - level: Metadata" >"$PKI/audit-policy.yaml"
+		audit=(--audit-policy-file "$PKI/audit-policy.yaml" --audit-log-path "$LOGS/audit.log"
+			--audit-log-format json --audit-log-maxbackup 0)
+	fi
 	start_process kube-apiserver --etcd-servers "$LAB_ETCD_URL" --etcd-prefix /registry \
 		--secure-port "$LAB_APISERVER_PORT" --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
 		--cert-dir "$PKI/apiserver" --service-cluster-ip-range 10.233.0.0/18 \
@@ -250,7 +259,7 @@ start_control_plane() {
 		--service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
 		--token-auth-file "$PKI/tokens.csv" --authorization-mode Node,RBAC \
 		--disable-admission-plugins ServiceAccount --allow-privileged=true \
-		--endpoint-reconciler-type none --profiling=false
+		--endpoint-reconciler-type none --profiling=false "${audit[@]}"
 	wait_for 30 "the apiserver's certificate" test -s "$PKI/apiserver/apiserver.crt"
 	write_kubeconfig "$KUBE_DIR/admin.conf" kubernetes-admin "$(cat "$PKI/admin.token")"
 	write_kubeconfig "$KUBE_DIR/controller-manager.conf" system:kube-controller-manager "$(cat "$PKI/kcm.token")"
