@@ -15,6 +15,7 @@ import {
 } from "../calico/shared/kubespray-apply.js";
 import type { Backend, KubesprayApplied } from "../calico/shared/model.js";
 import type { Write } from "../calico/plan/plan.js";
+import type { Permission } from "./permissions.js";
 import { kubectlBase } from "./read-kubectl.js";
 import { tunnelPoolManifest } from "../calico/shared/tunnel-pool.js";
 import {
@@ -38,6 +39,8 @@ export interface Command {
   stdin?: string;
   /** What the command changes, for logs and errors. */
   what: string;
+  /** The permission the kubeconfig's identity needs for it, when kubectl runs it (calicoctl has its own). */
+  needs?: Permission;
 }
 
 /**
@@ -117,6 +120,7 @@ export function commandsFor(write: Write, c: WriteContext): Command[] {
       c.client === "calicoctl"
         ? [c.calicoctlPath, "patch", kind, name, "-p", JSON.stringify({ spec })]
         : [...kubectl, "patch", crd, name, "--type", "merge", "-p", JSON.stringify({ spec })],
+    ...(c.client === "kubectl" ? { needs: { verb: "patch", resource: crd, name } } : {}),
   });
   /** A patch on an object in kube-system: the ConfigMap calico-config or the DaemonSet calico-node. */
   const kubeSystem = (
@@ -127,6 +131,12 @@ export function commandsFor(write: Write, c: WriteContext): Command[] {
     patch: object,
   ): Command => ({
     what,
+    needs: {
+      verb: "patch",
+      resource: kind === "configmap" ? "configmaps" : "daemonsets.apps",
+      name,
+      namespace: "kube-system",
+    },
     argv: [
       ...kubectl,
       "--namespace",
@@ -162,6 +172,9 @@ export function commandsFor(write: Write, c: WriteContext): Command[] {
               ? [c.calicoctlPath, "create", "-f", "-"]
               : [...kubectl, "create", "-f", "-"],
           stdin: JSON.stringify(c.client === "calicoctl" ? manifest : crdManifest(manifest)),
+          ...(c.client === "kubectl"
+            ? { needs: { verb: "create", resource: "ippools.crd.projectcalico.org" } }
+            : {}),
         },
       ];
     }

@@ -8,6 +8,8 @@ import type { Clock } from "../cluster/lock.js";
 import { Lock, LockLost } from "../cluster/lock.js";
 import type { ObserveOptions } from "../cluster/observe.js";
 import { observeForMigration } from "../cluster/observe-migration.js";
+import type { Permission } from "../cluster/permissions.js";
+import { canICommand, deniedPermissions, permissionsFor } from "../cluster/permissions.js";
 import { kubectlBase } from "../cluster/read-kubectl.js";
 import type { BatchCommand, CommandResult, CommandRunner } from "../cluster/runner.js";
 import { runBatch } from "../cluster/runner.js";
@@ -38,7 +40,10 @@ export function realIo(
   lock: LockTiming,
   log: (verbosity: number, msg: string) => void,
   clock: Clock = WALL_CLOCK,
-): MigrationIo & { client(): WriteContext["client"] } {
+): MigrationIo & {
+  client(): WriteContext["client"];
+  deniedPermissions(writes: readonly Write[]): Promise<{ denied: Permission[]; unknown: string[] }>;
+} {
   let client: WriteContext["client"] = o.client === "kubectl" ? "kubectl" : "calicoctl";
   const place = localPlace();
   const lease = new Lock({
@@ -76,6 +81,16 @@ export function realIo(
   };
   return {
     client: () => client,
+    /** What the kubeconfig's identity may not do of what the plan's writes and the Lease need: one batch of can-i. */
+    async deniedPermissions(writes: readonly Write[]) {
+      const kubectl = kubectlBase(o.kubectlPath, o.kubeconfig);
+      const asked = permissionsFor(writes, { ...w, client });
+      const answers = await runBatch(
+        runner,
+        asked.map((p) => canICommand(kubectl, p, o.timeoutSeconds)),
+      );
+      return deniedPermissions(asked, answers);
+    },
     async observe() {
       return (await observe(null)).obs;
     },

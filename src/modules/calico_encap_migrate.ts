@@ -4,6 +4,7 @@ import optionsSchema from "../../schemas/calico_encap_migrate.options.json" with
 import { plan, unsettled } from "../calico/plan/plan.js";
 import { skippedNodeWarnings } from "../calico/plan/scheduling.js";
 import { LockRefused } from "../cluster/lock.js";
+import { describePermission } from "../cluster/permissions.js";
 import { observeOptionsFrom } from "../cluster/observe.js";
 import type { CommandRunner } from "../cluster/runner.js";
 import type { CalicoEncapMigrateParams } from "../generated/calico_encap_migrate.options.js";
@@ -70,6 +71,30 @@ export async function runMigrate(
     ];
     return all.length ? { warnings: all } : {};
   };
+  // Before the first write (the Lease's): whether this identity may make every write of the plan. A denied one
+  // refuses the run; one the API server could not be asked about is a warning.
+  const access = writes.length ? await io.deniedPermissions(writes) : { denied: [], unknown: [] };
+  const accessWarnings = access.unknown.length
+    ? [
+        `Could not ask the API server whether this kubeconfig's identity may make the run's writes (kubectl auth can-i): ${access.unknown.join("; ")}.`,
+      ]
+    : [];
+  if (access.denied.length && !ctx.checkMode)
+    return {
+      failed: true,
+      changed: false,
+      msg: `Refused before any write: the kubeconfig's identity (${p.kubeconfig}) may not ${access.denied.map(describePermission).join(", ")}, which this run needs (kubectl auth can-i said no). Grant them, e.g. with the collection's roles/calico_encap/files/rbac-migrate.yaml, or run with a kubeconfig that has them.`,
+      plan: planOut,
+      steps: [],
+      migrated_from: from,
+      migrated_to: from,
+      ...routes,
+      ...warn(false, accessWarnings),
+    };
+  if (access.denied.length)
+    accessWarnings.push(
+      `This kubeconfig's identity may not ${access.denied.map(describePermission).join(", ")}: the run would refuse before any write.`,
+    );
   if (ctx.checkMode)
     return {
       changed: writes.length > 0,
@@ -82,7 +107,7 @@ export async function runMigrate(
       migrated_to: summarizeTarget(target),
       ...routes,
       ...diff,
-      ...warn(writes.length > 0),
+      ...warn(writes.length > 0, accessWarnings),
     };
   if (writes.length === 0 && unsettled(start).length === 0)
     return {
@@ -113,7 +138,7 @@ export async function runMigrate(
       migrated_to: to,
       ...routes,
       ...(run.changed ? diff : {}),
-      ...warn(run.changed, run.warnings),
+      ...warn(run.changed, [...accessWarnings, ...run.warnings]),
     };
   } catch (e) {
     // Never read the cluster again here: a second failure would hide the first.

@@ -10,7 +10,10 @@ import { expect } from "chai";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO, runTask, type TaskResult } from "../support/ansible.js";
+import type { Write } from "../../src/calico/plan/plan.js";
+import { describePermission, permissionsFor } from "../../src/cluster/permissions.js";
 import {
+  BASIC_USER,
   grantsOf,
   labAuditRequests,
   notAllowed,
@@ -126,6 +129,8 @@ describe("least privilege: the preflight and the migration under their own roles
     expect(passing.findings).to.deep.equal([]);
   });
 
+  const planned: Write[] = [];
+
   it("a migration IPIP -> VXLAN with tunnel_pool_cidr and back with ipip_tunnel_pool_cidr, as calico-encap-migrate", async () => {
     const base = { ...args(lab, config.migrate ?? ""), wait_sleep: 1, wait_timeout: 180 };
     const into: TaskResult = (
@@ -141,6 +146,9 @@ describe("least privilege: the preflight and the migration under their own roles
     ).result;
     expect(into.failed, into.msg).to.not.equal(true);
     expect(into.changed).to.equal(true);
+    expect(into.warnings ?? [], "the API server answered every can-i").to.not.satisfy(
+      (w: string[]) => w.some((x) => x.includes("kubectl auth can-i")),
+    );
     const back: TaskResult = (
       await runTask({
         calico_encap_migrate: {
@@ -153,6 +161,10 @@ describe("least privilege: the preflight and the migration under their own roles
       })
     ).result;
     expect(back.failed, back.msg).to.not.equal(true);
+    for (const r of [into, back])
+      planned.push(
+        ...((r.plan ?? []) as { write?: Write }[]).flatMap((x) => (x.write ? [x.write] : [])),
+      );
   });
 
   it("the audit log: each identity's requests are allowed by its role, which grants nothing unused; the preflight only reads", () => {
@@ -168,14 +180,70 @@ describe("least privilege: the preflight and the migration under their own roles
       ).to.deep.equal([]);
       if (DISCOVER) continue;
       const grants = grantsOf(readFileSync(IDENTITIES[id].file, "utf8"));
-      expect(notAllowed(grants, requests), `${id}: requests its role does not allow`).to.deep.equal(
-        [],
-      );
+      expect(
+        notAllowed([...grants, BASIC_USER], requests),
+        `${id}: requests its role (or Kubernetes' system:basic-user) does not allow`,
+      ).to.deep.equal([]);
       expect(unusedGrants(grants, requests), `${id}: grants no request used`).to.deep.equal([]);
     }
+    // The migration's writes, the Lease's aside, are exactly the objects its plans wrote, verb for verb.
+    const written = writes(labAuditRequests(lab.state, userOf("migrate")))
+      .filter((r) => r.resource !== "leases")
+      .map(
+        (r) =>
+          `${r.verb} ${r.resource}${r.group ? `.${r.group}` : ""}${r.verb === "create" ? "" : `/${r.name}`}${r.namespace ? ` in ${r.namespace}` : ""}`,
+      );
+    const wanted = permissionsFor(planned, {
+      client: "kubectl",
+      calicoctlPath: "",
+      kubectlPath: "",
+      kubeconfig: "",
+      vxlanVni: 4096,
+      vxlanPort: 4789,
+    })
+      .filter((x) => !x.resource.startsWith("leases."))
+      .map(describePermission);
+    expect(
+      [...new Set(written)].sort(),
+      "every write request is a write of the plans, and each was made",
+    ).to.deep.equal([...new Set(wanted)].sort());
     expect(
       describeRequests(writes(labAuditRequests(lab.state, userOf("check")))),
       "the preflight wrote nothing",
     ).to.deep.equal([]);
+  });
+  it("with patch on the calico-node DaemonSet taken from its role, the migration refuses before its first write, naming it", async () => {
+    const full = readFileSync(IDENTITIES.migrate.file, "utf8");
+    const cut = full.replace(
+      /(resourceNames: \[calico-node\]\n\s+verbs: )\[get, patch\]/,
+      "$1[get]",
+    );
+    expect(cut, "the role file names patch on calico-node").to.not.equal(full);
+    const file = join(lab.state, "rbac-migrate-cut.yaml");
+    writeFileSync(file, cut);
+    await kubectl(lab, "apply", "-f", file);
+    const since = new Date().toISOString();
+    const r: TaskResult = (
+      await runTask({
+        calico_encap_migrate: {
+          ...args(lab, config.migrate ?? ""),
+          wait_sleep: 1,
+          ipip_mode: "Never",
+          vxlan_mode: "Always",
+          network_backend: "vxlan",
+          tunnel_pool_cidr: "172.30.0.0/24",
+        },
+      })
+    ).result;
+    expect(r.failed, r.msg).to.equal(true);
+    expect(r.changed).to.equal(false);
+    expect(r.msg).to.match(
+      /^Refused before any write: the kubeconfig's identity \(.*\) may not patch daemonsets\.apps\/calico-node in kube-system, which this run needs/,
+    );
+    expect(r.steps).to.deep.equal([]);
+    const after = labAuditRequests(lab.state, userOf("migrate")).filter((x) => x.at >= since);
+    expect(after.length, "it asked").to.be.above(0);
+    expect(describeRequests(writes(after)), "the audit log shows no write").to.deep.equal([]);
+    await kubectl(lab, "apply", "-f", IDENTITIES.migrate.file);
   });
 });

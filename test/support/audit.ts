@@ -145,7 +145,21 @@ export function unusedGrants(
   return out;
 }
 
-/** The requests that wrote (create, update, patch, delete, deletecollection). */
+/**
+ * What Kubernetes' default ClusterRole system:basic-user, bound to every authenticated user, lets anyone ask about
+ * itself: `kubectl auth can-i` creates a SelfSubjectAccessReview, which stores nothing.
+ */
+export const BASIC_USER: Grant = {
+  namespace: null,
+  apiGroups: ["authorization.k8s.io"],
+  resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+  verbs: ["create"],
+};
+
+/** The requests that wrote (create, update, patch, delete, deletecollection); a review, which stores nothing, is none. */
 export function writes(requests: readonly AuditRequest[]): AuditRequest[] {
-  return requests.filter((r) => /^(create|update|patch|delete|deletecollection)$/.test(r.verb));
+  return requests.filter(
+    (r) =>
+      /^(create|update|patch|delete|deletecollection)$/.test(r.verb) && !grantAllows(BASIC_USER, r),
+  );
 }
