@@ -51,7 +51,12 @@ export function readInternals(raw: Record<string, unknown>): AnsibleInternals {
   const get = (name: string): unknown => raw[INTERNAL_PREFIX + name];
   const tracebacks = get("tracebacks_for");
   return {
-    checkMode: bool(get("check_mode"), false),
+    // A _ansible_check_mode that is there but not a boolean is taken as check mode: an unclear request writes nothing
+    // (Ansible sends a boolean; AnsibleModule takes any truthy value as check mode).
+    checkMode: bool(
+      get("check_mode"),
+      get("check_mode") !== undefined && get("check_mode") !== null,
+    ),
     diff: bool(get("diff"), false),
     verbosity: Math.max(0, int(get("verbosity"), 0)),
     noLog: bool(get("no_log"), false),

@@ -66,10 +66,9 @@ describe("the permissions a migration needs before its first write (kubectl auth
   });
 
   it("asks kubectl auth can-i with the kubeconfig, the namespace and the object", () => {
-    const [p] = permissionsFor(
-      [{ kind: "backend", from: "bird", backend: "vxlan" }],
-      CTX,
-    ).slice(-1);
+    const [p] = permissionsFor([{ kind: "backend", from: "bird", backend: "vxlan" }], CTX).slice(
+      -1,
+    );
     expect(canICommand(["kubectl", "--kubeconfig", "k"], p!, 60).argv).to.deep.equal([
       "kubectl",
       "--kubeconfig",

@@ -1,5 +1,9 @@
 import { expect } from "chai";
-import { splitInternalKeys, wantsTraceback } from "../../../src/protocol/internal-keys.js";
+import {
+  readInternals,
+  splitInternalKeys,
+  wantsTraceback,
+} from "../../../src/protocol/internal-keys.js";
 
 describe("_ansible_* keys", () => {
   it("splits them from the options and reads the known ones", () => {
@@ -35,13 +39,13 @@ describe("_ansible_* keys", () => {
     expect(internals.raw).to.have.property("_ansible_future_key", 1);
   });
 
-  it("falls back to defaults for absent or malformed values", () => {
+  it("falls back to defaults for absent or malformed values, but a malformed check mode is check mode", () => {
     const { internals } = splitInternalKeys({
       _ansible_check_mode: "perhaps",
       _ansible_verbosity: "lots",
     });
     expect(internals).to.deep.include({
-      checkMode: false,
+      checkMode: true,
       verbosity: 0,
       moduleName: null,
       version: null,
@@ -57,5 +61,16 @@ describe("_ansible_* keys", () => {
     expect(t({ _ansible_debug: true })).to.equal(true);
     expect(t({ _ansible_tracebacks_for: ["error"] })).to.equal(true);
     expect(t({ _ansible_tracebacks_for: ["warning"] })).to.equal(false);
+  });
+});
+
+describe("an unreadable _ansible_check_mode", () => {
+  it("is check mode: an unclear request writes nothing (AnsibleModule takes any truthy value so)", () => {
+    expect(readInternals({ _ansible_check_mode: "banana" }).checkMode).to.equal(true);
+    expect(readInternals({ _ansible_check_mode: [] }).checkMode).to.equal(true);
+    expect(readInternals({ _ansible_check_mode: "no" }).checkMode).to.equal(false);
+    expect(readInternals({ _ansible_check_mode: false }).checkMode).to.equal(false);
+    expect(readInternals({}).checkMode).to.equal(false);
+    expect(readInternals({ _ansible_check_mode: null }).checkMode).to.equal(false);
   });
 });
