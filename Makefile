@@ -186,7 +186,7 @@ OLDER_CALICO_ENTRIES :=
 endif
 LAB_QUEUE_ENTRIES := $(TOUR_ENTRIES) "tunnel-pool-tour||$(I)/tunnel-pool-tour.test.js" \
 	$(foreach f,interrupt kubespray-seed dualstack real-calico-node,"$(f)||$(I)/$(f).test.js") $(OLDER_CALICO_ENTRIES) \
-	$(foreach f,kubespray-role migrate role human check waits lab-can-fail bridge-ssh ssh lab-dataplane standin,"$(f)||$(I)/$(f).test.js")
+	$(foreach f,kubespray-role migrate role human check waits least-privilege lab-can-fail bridge-ssh ssh lab-dataplane standin,"$(f)||$(I)/$(f).test.js")
 LAB_QUEUE := $(CURDIR)/.cache/lab-queue
 export MOCHA
 

@@ -78,16 +78,21 @@ interface RoleDoc {
   kind?: string;
   metadata?: { namespace?: string };
   rules?: Omit<Grant, "namespace">[];
+  /** A v1 List's objects. */
+  items?: RoleDoc[];
 }
 
-/** The rules of the ClusterRoles and Roles in a YAML file (bindings and other kinds left out). */
+function grantsOfDoc(doc: RoleDoc | null): Grant[] {
+  if (!doc) return [];
+  if (doc.kind === "List") return (doc.items ?? []).flatMap(grantsOfDoc);
+  if (doc.kind !== "ClusterRole" && doc.kind !== "Role") return [];
+  const namespace = doc.kind === "Role" ? (doc.metadata?.namespace ?? "default") : null;
+  return (doc.rules ?? []).map((r) => ({ ...r, namespace }));
+}
+
+/** The rules of the ClusterRoles and Roles in a YAML file, also inside a v1 List (bindings and other kinds left out). */
 export function grantsOf(yamlText: string): Grant[] {
-  return parseAllDocuments(yamlText).flatMap((d) => {
-    const doc = d.toJS() as RoleDoc | null;
-    if (!doc || (doc.kind !== "ClusterRole" && doc.kind !== "Role")) return [];
-    const namespace = doc.kind === "Role" ? (doc.metadata?.namespace ?? "default") : null;
-    return (doc.rules ?? []).map((r) => ({ ...r, namespace }));
-  });
+  return parseAllDocuments(yamlText).flatMap((d) => grantsOfDoc(d.toJS() as RoleDoc | null));
 }
 
 const resourceOf = (r: AuditRequest): string =>
