@@ -6,7 +6,8 @@
 # Also installs the Debian packages the lab needs when they are missing.
 # Env: LAB_BUILD_JOBS (go build -p, default 2), LAB_BUILD_ONLY="etcd kubectl" (subset),
 # LAB_CALICO=v3.30.1 (lib.sh): Calico v3.30.1's calicoctl, calico-node and CNI plugin into bin-v3.30.1/ instead of
-# v3.31.0's into bin/ (etcd and Kubernetes stay in bin/, linked from bin-v3.30.1/).
+# v3.31.0's into bin/ (etcd and Kubernetes stay in bin/, linked from bin-v3.30.1/); likewise LAB_CALICO=v3.22.0 into
+# bin-v3.22.0/ and LAB_CALICO=v3.21.4 into bin-v3.21.4/ (built only: no lab starts them yet, issue 36).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -41,7 +42,8 @@ targets() {
 		node_ldflags=$calicoctl_ldflags cni_ldflags=$calicoctl_ldflags
 	else
 		# Before v3.31 each component has version variables of its own: the -X flags of v3.30.1's calicoctl/Makefile,
-		# node/Makefile and cni-plugin/Makefile (calico-node's startup writes startup.VERSION into ClusterInformation).
+		# node/Makefile and cni-plugin/Makefile (calico-node's startup writes startup.VERSION into ClusterInformation);
+		# v3.22.0's and v3.21.4's Makefiles set the same variables.
 		calicoctl_ldflags="-X $c/calicoctl/calicoctl/commands.VERSION=$CALICO_RELEASE -X $c/calicoctl/calicoctl/commands.GIT_REVISION=$calico_rev -X $c/calicoctl/calicoctl/commands/common.VERSION=$CALICO_RELEASE -X main.VERSION=$CALICO_RELEASE"
 		node_ldflags="-X $c/node/pkg/lifecycle/startup.VERSION=$CALICO_RELEASE -X $c/node/buildinfo.GitVersion=$CALICO_RELEASE -X $c/node/buildinfo.GitRevision=$calico_rev"
 		cni_ldflags="-X main.VERSION=$CALICO_RELEASE"

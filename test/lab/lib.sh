@@ -15,10 +15,13 @@ export GONOSUMDB=github.com/projectcalico
 export GOTOOLCHAIN=local
 
 # The Calico the lab builds and runs (calicoctl, calico-node, the CNI plugin, its CRDs and confd templates):
-# LAB_CALICO=v3.31.0 (the default) or v3.30.1. The Go module version is a pseudo-version (the module path has no
-# /v3), so each release name is written here by hand: the commit b1f3c43f8437 carries manifests with image tags
-# v3.31.0, 393b14e729a6 with v3.30.1. v3.31.0's calicoctl and calico-node are built from two wrappers into bin/;
-# v3.30.1's three binaries from one wrapper into bin-v3.30.1/, beside links to bin/'s etcd and Kubernetes.
+# LAB_CALICO=v3.31.0 (the default), v3.30.1, v3.22.0 or v3.21.4. The Go module version is a pseudo-version (the
+# module path has no /v3), so each release name is written here by hand: the commit b1f3c43f8437 carries manifests
+# with image tags v3.31.0, 393b14e729a6 with v3.30.1; a86e41d021c4 is the v3.22.0 tag, 220d04c9429e the v3.21.4
+# tag. v3.31.0's calicoctl and calico-node are built from two wrappers into bin/; another release's three binaries
+# from one wrapper into bin-<release>/, beside links to bin/'s etcd and Kubernetes. v3.22.0 (the minor Kubespray
+# v2.19.1 deploys) and v3.21.4 (the seed reporter's calico/node) are only built so far (issue 36): lab.sh does not
+# yet start calico-node of that era.
 LAB_CALICO=${LAB_CALICO:-v3.31.0}
 LAB_BIN_BASE=$LAB_BIN
 case $LAB_CALICO in
@@ -27,8 +30,16 @@ v3.30.1)
 	CALICO_RELEASE=v3.30.1 CALICOCTL_WRAPPER=calico-node-v3.30 CALICO_NODE_WRAPPER=calico-node-v3.30
 	LAB_BIN=$LAB_CACHE/bin-v3.30.1
 	;;
+v3.22.0)
+	CALICO_RELEASE=v3.22.0 CALICOCTL_WRAPPER=calico-node-v3.22 CALICO_NODE_WRAPPER=calico-node-v3.22
+	LAB_BIN=$LAB_CACHE/bin-v3.22.0
+	;;
+v3.21.4)
+	CALICO_RELEASE=v3.21.4 CALICOCTL_WRAPPER=calico-node-v3.21 CALICO_NODE_WRAPPER=calico-node-v3.21
+	LAB_BIN=$LAB_CACHE/bin-v3.21.4
+	;;
 *)
-	echo "LAB_CALICO must be v3.31.0 (the default) or v3.30.1, got '$LAB_CALICO'" >&2
+	echo "LAB_CALICO must be v3.31.0 (the default), v3.30.1, v3.22.0 or v3.21.4 (the last two built only: no lab runs them yet), got '$LAB_CALICO'" >&2
 	exit 2
 	;;
 esac
