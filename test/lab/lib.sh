@@ -44,13 +44,35 @@ v3.21.4)
 	;;
 esac
 
+# The Kubernetes control plane the lab runs: v1.35.4's kube-apiserver, kube-controller-manager and kube-scheduler from
+# go/kubernetes in bin/ (the default, LAB_KUBERNETES unset or empty), or LAB_KUBERNETES=v1.24: v1.24.17's three from
+# go/kubernetes-v1.24 into bin-k8s-v1.24.17/ (issue 36: v1.24 is the last minor serving discovery.k8s.io/v1beta1
+# EndpointSlices, which Felix v3.21/v3.22 lists in KDD mode). Then the lab's LAB_BIN is <the Calico's bin dir>+k8s-v1.24,
+# holding links only: the Calico's binaries, v1.24.17's control plane, and bin/'s etcd and kubectl (v1.35.4's kubectl
+# talks to the v1.24 apiserver). CALICO_BIN is where the Calico's own binaries are built.
+CALICO_BIN=$LAB_BIN
+K8S_WRAPPER=kubernetes K8S_BIN=$LAB_BIN_BASE
+LAB_KUBERNETES=${LAB_KUBERNETES:-}
+case $LAB_KUBERNETES in
+'') ;;
+v1.24)
+	K8S_WRAPPER=kubernetes-v1.24 K8S_BIN=$LAB_CACHE/bin-k8s-v1.24.17
+	LAB_BIN=$CALICO_BIN+k8s-v1.24
+	;;
+*)
+	echo "LAB_KUBERNETES must be empty (v1.35.4, the default) or v1.24, got '$LAB_KUBERNETES'" >&2
+	exit 2
+	;;
+esac
+
 # go_mod_version WRAPPER MODULE: the version WRAPPER's go.mod requires of MODULE.
 go_mod_version() {
 	awk -v m="$2" '$1 == m && $2 ~ /^v/ { print $2; exit } $1 == "require" && $2 == m { print $3; exit }' \
 		"$LAB_DIR/go/$1/go.mod"
 }
 
-K8S_VERSION=$(go_mod_version kubernetes k8s.io/kubernetes)
+K8S_VERSION=$(go_mod_version "$K8S_WRAPPER" k8s.io/kubernetes)
+KUBECTL_VERSION=$(go_mod_version kubernetes k8s.io/kubernetes)
 ETCD_VERSION=$(go_mod_version etcd go.etcd.io/etcd/server/v3)
 CALICO_MODULE_VERSION=$(go_mod_version "$CALICO_NODE_WRAPPER" github.com/projectcalico/calico)
 CALICO_MODULE_DIR=$GOMODCACHE/github.com/projectcalico/calico@$CALICO_MODULE_VERSION
