@@ -192,9 +192,10 @@ test-integration: setup lab-build
 
 # The seed's break (Kubespray #8691) on the seed's Calico (issue 36): calico-node v3.22.0 on kube-apiserver v1.24.17.
 # Run by hand in any lab slot, in no tier yet; it builds its own binaries (about 15 min cold on 2 cores).
+SEED_ERA_CALICO ?= v3.22.0
 test-seed-era: setup
-	LAB_CALICO=v3.22.0 LAB_KUBERNETES=v1.24 bash test/lab/build.sh
-	LAB_CALICO=v3.22.0 LAB_KUBERNETES=v1.24 $(MOCHA) --timeout 900000 dist/test/integration/seed-era/seed-break.test.js
+	LAB_CALICO=$(SEED_ERA_CALICO) LAB_KUBERNETES=v1.24 bash test/lab/build.sh
+	LAB_CALICO=$(SEED_ERA_CALICO) LAB_KUBERNETES=v1.24 $(MOCHA) --timeout 900000 dist/test/integration/seed-era/seed-break.test.js
 
 # Felix owning the routes through the switch (issue 20; programClusterRoutes on the lab's tunl0 stand-in): run by
 # hand in any lab slot, in no tier yet.

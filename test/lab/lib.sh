@@ -20,8 +20,8 @@ export GOTOOLCHAIN=local
 # with image tags v3.31.0, 393b14e729a6 with v3.30.1; a86e41d021c4 is the v3.22.0 tag, 220d04c9429e the v3.21.4
 # tag. v3.31.0's calicoctl and calico-node are built from two wrappers into bin/; another release's three binaries
 # from one wrapper into bin-<release>/, beside links to bin/'s etcd and Kubernetes. v3.22.0 (the minor Kubespray
-# v2.19.1 deploys) and v3.21.4 (the seed reporter's calico/node) are only built so far (issue 36): lab.sh does not
-# yet start calico-node of that era.
+# v2.19.1 deploys) and v3.21.4 (the seed reporter's calico/node) run only with LAB_KUBERNETES=v1.24 (below; issue 36):
+# their Felix lists discovery.k8s.io/v1beta1 EndpointSlices, which v1.35.4's apiserver does not serve.
 LAB_CALICO=${LAB_CALICO:-v3.31.0}
 LAB_BIN_BASE=$LAB_BIN
 case $LAB_CALICO in
@@ -39,7 +39,7 @@ v3.21.4)
 	LAB_BIN=$LAB_CACHE/bin-v3.21.4
 	;;
 *)
-	echo "LAB_CALICO must be v3.31.0 (the default), v3.30.1, v3.22.0 or v3.21.4 (the last two built only: no lab runs them yet), got '$LAB_CALICO'" >&2
+	echo "LAB_CALICO must be v3.31.0 (the default), v3.30.1, v3.22.0 or v3.21.4 (the last two with LAB_KUBERNETES=v1.24), got '$LAB_CALICO'" >&2
 	exit 2
 	;;
 esac

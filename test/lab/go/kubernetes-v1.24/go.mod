@@ -1,9 +1,11 @@
-// Wrapper module (issue 36; not used by build.sh or lab.sh yet): builds kube-apiserver from k8s.io/kubernetes
-// v1.24.17, the last minor serving discovery.k8s.io/v1beta1 EndpointSlices (removed in Kubernetes 1.25), which
+// Wrapper module (issue 36; build.sh and lab.sh use it with LAB_KUBERNETES=v1.24, test/lab/lib.sh): builds
+// kube-apiserver, kube-controller-manager and kube-scheduler from k8s.io/kubernetes v1.24.17, the last minor serving discovery.k8s.io/v1beta1 EndpointSlices (removed in Kubernetes 1.25), which
 // Felix v3.21/v3.22 lists and watches in KDD mode: on the lab's v1.35.4 it never gets in sync. The replace block is
 // k8s.io/kubernetes v1.24.17's own, with each ./staging path replaced by its v0.24.17 release. Built by hand on
 // 2026-12-05 with Go 1.26.8, GOTOOLCHAIN=local, CGO_ENABLED=0, nice -n 19: 444 s, load average 7-13 from other work;
-// `kube-apiserver --version` says Kubernetes v1.24.17 with the lab's -X version flags. v1.23.7 (Kubespray v2.19.1's
+// `kube-apiserver --version` says Kubernetes v1.24.17 with the lab's -X version flags. kube-controller-manager and
+// kube-scheduler added with `go mod tidy` (17 more requirements, 62 more go.sum lines); build.sh built the three in
+// 406 s, 97 s and 50 s (2026-12-05, nice -n 19, load about 10). v1.23.7 (Kubespray v2.19.1's
 // kube_version) is served too but does not build from its module: its zip has no
 // pkg/generated/openapi/zz_generated.openapi.go (generated at build time then), so cmd/kube-apiserver/app fails
 // with "undefined: generatedopenapi.GetOpenAPIDefinitions"; v1.24.17's zip has the file.
