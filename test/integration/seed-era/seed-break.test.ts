@@ -15,6 +15,9 @@
 // which rolls calico-node. Those writes are made here with kubectl and calicoctl, not by Kubespray's role (its
 // install on this Calico is not recorded yet).
 //
+// Before the writes, the preflight (`calico-encap check`, the calico_pool_check module outside Ansible) reads this
+// cluster: the pool pinned with the backend left at v2.19.1's default must be blocked, the backend pinned too pass.
+//
 // What the reporter saw, asserted: no vxlan.calico on any node (no VXLAN pool, so no VXLAN tunnel address, so no
 // VTEP), Felix logging "Failed to get link attributes" with "interface not present" for ifaceRegex "^vxlan.calico$"
 // (Felix before v3.23 takes vxlanEnabled from FelixConfiguration, so its VXLAN route table looks for the device),
@@ -27,6 +30,7 @@ import { execa } from "execa";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { PairReport } from "../../lab/prober/control.js";
+import { REPO } from "../../support/ansible.js";
 import type { Lab } from "../../support/lab.js";
 import {
   calicoBackend,
@@ -97,6 +101,8 @@ const DAEMONSET_VXLAN = {
 };
 
 const RESTART_BOUND_MS = 20000;
+const CLI = join(REPO, "dist", "src", "cli.js");
+const indent = (text: string): string => text.replace(/^/gm, "        | ");
 
 /**
  * node-1 loses its kernel routes to the other nodes' blocks, as at its restart (`ip route flush proto bird` in its
@@ -195,6 +201,35 @@ async function node1LosesItsRoutes(
       for (const x of control.touched)
         expect(x.longest_gap_ms, `${x.from} -> ${x.to}`).to.be.at.most(3000);
       for (const x of control.others) expect(x.lost, `${x.from} -> ${x.to}`).to.equal(0);
+    });
+
+    it("the preflight (calico-encap check) on this Felix: the pool pinned with the backend left at v2.19.1's default is blocked, everything pinned passes", async () => {
+      const flags = [
+        ...[
+          "--calicoctl",
+          lab.calicoctlSh,
+          "--kubectl",
+          lab.kubectl,
+          "--kubeconfig",
+          lab.kubeconfig,
+        ],
+        // v2.19.1's calico_pool_blocksize falls back to kube_network_node_prefix, 24, as the cluster's.
+        ...["--ipip-mode", "Always", "--vxlan-mode", "Never", "--pool-blocksize", "24"],
+      ];
+      const cli = (...args: string[]) =>
+        execa("node", [CLI, "check", ...flags, ...args], {
+          reject: false,
+          env: { NO_COLOR: "1" },
+        });
+      const pinned = await cli();
+      console.log(
+        `      pool pinned, backend default (vxlan): exit ${pinned.exitCode}\n${indent(pinned.stdout)}`,
+      );
+      expect(pinned.exitCode, pinned.stdout).to.equal(1);
+      expect(pinned.stdout).to.match(/calico_backend|network_backend/);
+      const all = await cli("--network-backend", "bird");
+      console.log(`      everything pinned: exit ${all.exitCode}\n${indent(all.stdout)}`);
+      expect(all.exitCode, all.stdout).to.equal(0);
     });
 
     it("Kubespray v2.19.1's defaults on the IP-in-IP pool: no vxlan.calico, Felix's 'interface not present', BIRD stopped, a node that loses its routes cut off", async () => {
