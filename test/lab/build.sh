@@ -6,7 +6,9 @@
 # Also installs the Debian packages the lab needs when they are missing.
 # Env: LAB_BUILD_JOBS (go build -p, default 2), LAB_BUILD_ONLY="etcd kubectl" (subset),
 # LAB_CALICO=v3.30.1 (lib.sh): Calico v3.30.1's calicoctl, calico-node and CNI plugin into bin-v3.30.1/ instead of
-# v3.31.0's into bin/ (etcd and Kubernetes stay in bin/, linked from bin-v3.30.1/).
+# v3.31.0's into bin/ (etcd and Kubernetes stay in bin/, linked from bin-v3.30.1/); likewise LAB_CALICO=v3.22.0 into
+# bin-v3.22.0/ and LAB_CALICO=v3.21.4 into bin-v3.21.4/ (issue 36); LAB_KUBERNETES=v1.24 (lib.sh): kube-apiserver,
+# kube-controller-manager and kube-scheduler v1.24.17 into bin-k8s-v1.24.17/, the lab's bin dir of links <Calico's>+k8s-v1.24/.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -30,10 +32,16 @@ check_go() {
 }
 
 # name bin-dir wrapper package ldflags
+k8s_ldflags_of() { # version
+	local minor=${1#v1.}
+	minor=${minor%%.*}
+	echo "-X k8s.io/component-base/version.gitVersion=$1 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=$1 -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+}
+
 targets() {
-	local k8s_minor=${K8S_VERSION#v1.}
-	k8s_minor=${k8s_minor%%.*}
-	local k8s_ldflags="-X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$k8s_minor -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$k8s_minor"
+	local k8s_ldflags kubectl_ldflags
+	k8s_ldflags=$(k8s_ldflags_of "$K8S_VERSION")
+	kubectl_ldflags=$(k8s_ldflags_of "$KUBECTL_VERSION")
 	local calico_rev=${CALICO_MODULE_VERSION##*-} c=github.com/projectcalico/calico
 	local calicoctl_ldflags node_ldflags cni_ldflags
 	if [ "$CALICO_RELEASE" = v3.31.0 ]; then
@@ -41,7 +49,8 @@ targets() {
 		node_ldflags=$calicoctl_ldflags cni_ldflags=$calicoctl_ldflags
 	else
 		# Before v3.31 each component has version variables of its own: the -X flags of v3.30.1's calicoctl/Makefile,
-		# node/Makefile and cni-plugin/Makefile (calico-node's startup writes startup.VERSION into ClusterInformation).
+		# node/Makefile and cni-plugin/Makefile (calico-node's startup writes startup.VERSION into ClusterInformation);
+		# v3.22.0's and v3.21.4's Makefiles set the same variables.
 		calicoctl_ldflags="-X $c/calicoctl/calicoctl/commands.VERSION=$CALICO_RELEASE -X $c/calicoctl/calicoctl/commands.GIT_REVISION=$calico_rev -X $c/calicoctl/calicoctl/commands/common.VERSION=$CALICO_RELEASE -X main.VERSION=$CALICO_RELEASE"
 		node_ldflags="-X $c/node/pkg/lifecycle/startup.VERSION=$CALICO_RELEASE -X $c/node/buildinfo.GitVersion=$CALICO_RELEASE -X $c/node/buildinfo.GitRevision=$calico_rev"
 		cni_ldflags="-X main.VERSION=$CALICO_RELEASE"
@@ -49,13 +58,13 @@ targets() {
 	local base=$LAB_BIN_BASE
 	printf '%s|%s|%s|%s|%s\n' \
 		etcd "$base" etcd go.etcd.io/etcd/server/v3 "-X go.etcd.io/etcd/api/v3/version.GitSHA=module-$ETCD_VERSION" \
-		kube-apiserver "$base" kubernetes k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" \
-		kube-controller-manager "$base" kubernetes k8s.io/kubernetes/cmd/kube-controller-manager "$k8s_ldflags" \
-		kube-scheduler "$base" kubernetes k8s.io/kubernetes/cmd/kube-scheduler "$k8s_ldflags" \
-		kubectl "$base" kubernetes k8s.io/kubernetes/cmd/kubectl "$k8s_ldflags" \
-		calicoctl "$LAB_BIN" "$CALICOCTL_WRAPPER" $c/calicoctl/calicoctl "$calicoctl_ldflags" \
-		calico-node "$LAB_BIN" "$CALICO_NODE_WRAPPER" $c/node/cmd/calico-node "$node_ldflags" \
-		calico-cni "$LAB_BIN" "$CALICO_NODE_WRAPPER" $c/cni-plugin/cmd/calico "$cni_ldflags"
+		kube-apiserver "$K8S_BIN" "$K8S_WRAPPER" k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" \
+		kube-controller-manager "$K8S_BIN" "$K8S_WRAPPER" k8s.io/kubernetes/cmd/kube-controller-manager "$k8s_ldflags" \
+		kube-scheduler "$K8S_BIN" "$K8S_WRAPPER" k8s.io/kubernetes/cmd/kube-scheduler "$k8s_ldflags" \
+		kubectl "$base" kubernetes k8s.io/kubernetes/cmd/kubectl "$kubectl_ldflags" \
+		calicoctl "$CALICO_BIN" "$CALICOCTL_WRAPPER" $c/calicoctl/calicoctl "$calicoctl_ldflags" \
+		calico-node "$CALICO_BIN" "$CALICO_NODE_WRAPPER" $c/node/cmd/calico-node "$node_ldflags" \
+		calico-cni "$CALICO_BIN" "$CALICO_NODE_WRAPPER" $c/cni-plugin/cmd/calico "$cni_ldflags"
 }
 
 stamp_of() { # wrapper
@@ -94,7 +103,7 @@ stale_wrappers() {
 main() {
 	install_debian_packages
 	check_go
-	mkdir -p "$LAB_BIN_BASE" "$LAB_BIN" "$GOMODCACHE" "$GOCACHE"
+	mkdir -p "$LAB_BIN_BASE" "$LAB_BIN" "$CALICO_BIN" "$K8S_BIN" "$GOMODCACHE" "$GOCACHE"
 	local total_start name dir wrapper pkg ldflags prefetch
 	total_start=$(date +%s)
 	# Module downloads wait on the network, compiles on the cores: the modules of every wrapper with a binary to build
@@ -112,11 +121,12 @@ main() {
 		build_one "$name" "$dir" "$wrapper" "$pkg" "$ldflags"
 	done < <(targets)
 	wait
-	# Another Calico's bin dir holds its own Calico binaries and links to the shared etcd and Kubernetes.
+	# Another Calico's bin dir holds its own Calico binaries and links to the shared etcd and Kubernetes; with
+	# LAB_KUBERNETES=v1.24 the lab's bin dir holds links only (lib.sh).
 	while IFS='|' read -r name dir wrapper pkg ldflags; do
 		if [ "$dir" != "$LAB_BIN" ]; then ln -sfn "$dir/$name" "$LAB_BIN/$name"; fi
 	done < <(targets)
-	log "done in $(($(date +%s) - total_start))s: binaries in $LAB_BIN (Calico $CALICO_RELEASE)"
+	log "done in $(($(date +%s) - total_start))s: binaries in $LAB_BIN (Calico $CALICO_RELEASE${LAB_KUBERNETES:+, Kubernetes $K8S_VERSION})"
 }
 
 main "$@"

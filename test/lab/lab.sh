@@ -265,13 +265,17 @@ start_control_plane() {
 	write_kubeconfig "$KUBE_DIR/controller-manager.conf" system:kube-controller-manager "$(cat "$PKI/kcm.token")"
 	write_kubeconfig "$KUBE_DIR/scheduler.conf" system:kube-scheduler "$(cat "$PKI/scheduler.token")"
 	wait_for 120 "kube-apiserver /readyz" kc get --raw /readyz
+	# v1.24's controller-manager names the service and route controllers service and route (v1.35.4's names are
+	# service-lb-controller and node-route-controller); it refuses a name it does not know.
+	local kcm_controllers='*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller'
+	[ "$LAB_KUBERNETES" != v1.24 ] || kcm_controllers='*,-nodeipam,-cloud-node-lifecycle,-service,-route'
 	start_process kube-controller-manager --kubeconfig "$KUBE_DIR/controller-manager.conf" \
 		--authentication-kubeconfig "$KUBE_DIR/controller-manager.conf" \
 		--authorization-kubeconfig "$KUBE_DIR/controller-manager.conf" \
 		--bind-address 127.0.0.1 --secure-port "$LAB_KCM_PORT" --leader-elect=false \
 		--use-service-account-credentials=true \
 		--service-account-private-key-file "$PKI/sa.key" --root-ca-file "$PKI/apiserver/apiserver.crt" \
-		--controllers '*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller'
+		--controllers "$kcm_controllers"
 	start_process kube-scheduler --kubeconfig "$KUBE_DIR/scheduler.conf" \
 		--authentication-kubeconfig "$KUBE_DIR/scheduler.conf" \
 		--authorization-kubeconfig "$KUBE_DIR/scheduler.conf" \
@@ -446,7 +450,7 @@ cmd_up() {
 	else
 		LAB_KUBESPRAY_INSTALL=
 	fi
-	log "profile $LAB_PROFILE, $NODES nodes, state in $LAB_STATE, Calico $CALICO_RELEASE ($LAB_BIN)${LAB_KUBESPRAY_INSTALL:+, Calico installed by the Calico role of Kubespray $LAB_KUBESPRAY_INSTALL}"
+	log "profile $LAB_PROFILE, $NODES nodes, state in $LAB_STATE, Calico $CALICO_RELEASE${LAB_KUBERNETES:+, Kubernetes $K8S_VERSION} ($LAB_BIN)${LAB_KUBESPRAY_INSTALL:+, Calico installed by the Calico role of Kubespray $LAB_KUBESPRAY_INSTALL}"
 	start_control_plane
 	write_layout
 	dataplane_up

@@ -15,10 +15,13 @@ export GONOSUMDB=github.com/projectcalico
 export GOTOOLCHAIN=local
 
 # The Calico the lab builds and runs (calicoctl, calico-node, the CNI plugin, its CRDs and confd templates):
-# LAB_CALICO=v3.31.0 (the default) or v3.30.1. The Go module version is a pseudo-version (the module path has no
-# /v3), so each release name is written here by hand: the commit b1f3c43f8437 carries manifests with image tags
-# v3.31.0, 393b14e729a6 with v3.30.1. v3.31.0's calicoctl and calico-node are built from two wrappers into bin/;
-# v3.30.1's three binaries from one wrapper into bin-v3.30.1/, beside links to bin/'s etcd and Kubernetes.
+# LAB_CALICO=v3.31.0 (the default), v3.30.1, v3.22.0 or v3.21.4. The Go module version is a pseudo-version (the
+# module path has no /v3), so each release name is written here by hand: the commit b1f3c43f8437 carries manifests
+# with image tags v3.31.0, 393b14e729a6 with v3.30.1; a86e41d021c4 is the v3.22.0 tag, 220d04c9429e the v3.21.4
+# tag. v3.31.0's calicoctl and calico-node are built from two wrappers into bin/; another release's three binaries
+# from one wrapper into bin-<release>/, beside links to bin/'s etcd and Kubernetes. v3.22.0 (the minor Kubespray
+# v2.19.1 deploys) and v3.21.4 (the seed reporter's calico/node) run only with LAB_KUBERNETES=v1.24 (below; issue 36):
+# their Felix lists discovery.k8s.io/v1beta1 EndpointSlices, which v1.35.4's apiserver does not serve.
 LAB_CALICO=${LAB_CALICO:-v3.31.0}
 LAB_BIN_BASE=$LAB_BIN
 case $LAB_CALICO in
@@ -27,8 +30,37 @@ v3.30.1)
 	CALICO_RELEASE=v3.30.1 CALICOCTL_WRAPPER=calico-node-v3.30 CALICO_NODE_WRAPPER=calico-node-v3.30
 	LAB_BIN=$LAB_CACHE/bin-v3.30.1
 	;;
+v3.22.0)
+	CALICO_RELEASE=v3.22.0 CALICOCTL_WRAPPER=calico-node-v3.22 CALICO_NODE_WRAPPER=calico-node-v3.22
+	LAB_BIN=$LAB_CACHE/bin-v3.22.0
+	;;
+v3.21.4)
+	CALICO_RELEASE=v3.21.4 CALICOCTL_WRAPPER=calico-node-v3.21 CALICO_NODE_WRAPPER=calico-node-v3.21
+	LAB_BIN=$LAB_CACHE/bin-v3.21.4
+	;;
 *)
-	echo "LAB_CALICO must be v3.31.0 (the default) or v3.30.1, got '$LAB_CALICO'" >&2
+	echo "LAB_CALICO must be v3.31.0 (the default), v3.30.1, v3.22.0 or v3.21.4 (the last two with LAB_KUBERNETES=v1.24), got '$LAB_CALICO'" >&2
+	exit 2
+	;;
+esac
+
+# The Kubernetes control plane the lab runs: v1.35.4's kube-apiserver, kube-controller-manager and kube-scheduler from
+# go/kubernetes in bin/ (the default, LAB_KUBERNETES unset or empty), or LAB_KUBERNETES=v1.24: v1.24.17's three from
+# go/kubernetes-v1.24 into bin-k8s-v1.24.17/ (issue 36: v1.24 is the last minor serving discovery.k8s.io/v1beta1
+# EndpointSlices, which Felix v3.21/v3.22 lists in KDD mode). Then the lab's LAB_BIN is <the Calico's bin dir>+k8s-v1.24,
+# holding links only: the Calico's binaries, v1.24.17's control plane, and bin/'s etcd and kubectl (v1.35.4's kubectl
+# talks to the v1.24 apiserver). CALICO_BIN is where the Calico's own binaries are built.
+CALICO_BIN=$LAB_BIN
+K8S_WRAPPER=kubernetes K8S_BIN=$LAB_BIN_BASE
+LAB_KUBERNETES=${LAB_KUBERNETES:-}
+case $LAB_KUBERNETES in
+'') ;;
+v1.24)
+	K8S_WRAPPER=kubernetes-v1.24 K8S_BIN=$LAB_CACHE/bin-k8s-v1.24.17
+	LAB_BIN=$CALICO_BIN+k8s-v1.24
+	;;
+*)
+	echo "LAB_KUBERNETES must be empty (v1.35.4, the default) or v1.24, got '$LAB_KUBERNETES'" >&2
 	exit 2
 	;;
 esac
@@ -39,7 +71,8 @@ go_mod_version() {
 		"$LAB_DIR/go/$1/go.mod"
 }
 
-K8S_VERSION=$(go_mod_version kubernetes k8s.io/kubernetes)
+K8S_VERSION=$(go_mod_version "$K8S_WRAPPER" k8s.io/kubernetes)
+KUBECTL_VERSION=$(go_mod_version kubernetes k8s.io/kubernetes)
 ETCD_VERSION=$(go_mod_version etcd go.etcd.io/etcd/server/v3)
 CALICO_MODULE_VERSION=$(go_mod_version "$CALICO_NODE_WRAPPER" github.com/projectcalico/calico)
 CALICO_MODULE_DIR=$GOMODCACHE/github.com/projectcalico/calico@$CALICO_MODULE_VERSION
