@@ -3,6 +3,11 @@
 // Ansible each release pins (ansible-base 2.10.15 and ansible-core 2.12.5, venvs from the releases' own
 // requirements.txt; test/support/kubespray.ts) over SSH to the lab's node-1.
 //
+// make test runs it on the seed's Calico (LAB_CALICO=v3.22.0 LAB_KUBERNETES=v1.24: calico-node, the CNI plugin and
+// calicoctl v3.22.0, the minor v2.19.1 deploys, on kube-apiserver v1.24.17; the Makefile's SEED_ERA). On Felix
+// before v3.23 the break also asserts what that Felix does with the flags v2.19.1's role wrote (no vxlan.calico, and
+// no "interface not present" line: the reporter's came with vxlanEnabled true, which v2.19.1's check refuses here).
+//
 // - The parity matrix: on each lab state, for each release and inventory, Kubespray's own Calico check (as its
 //   kubernetes/preinstall role includes it) beside this project's preflight (as README places it in a fork), both
 //   held to what the release's own Calico role would write with that inventory (the settings play: rendered by
@@ -20,10 +25,13 @@
 import { expect } from "chai";
 import { execa } from "execa";
 import type { Lab } from "../support/lab.js";
+import { derivesFromPools } from "../../src/calico/shared/rules.js";
+import { felixMissingDevice } from "../support/felix-log.js";
 import {
   calicoBackend,
   calicoctl,
   everyResourceVersion,
+  hasVxlanDevice,
   labDown,
   labUp,
   nodesStatus,
@@ -369,6 +377,32 @@ describe("The seed's users: a Kubespray v2.18.2 cluster, v2.19.1's own check and
         vxlanMode: "Never",
         backend: "vxlan",
       });
+      const calico = lab.env.LAB_CALICO_RELEASE ?? "v3.31.0";
+      if (!derivesFromPools(calico)) {
+        // Felix before v3.23 (the seed's v3.22, the reporter's v3.21.4) takes vxlanEnabled from FelixConfiguration
+        // alone. The #8691 reporter's Felix logged "Failed to get link attributes ... interface not present" for
+        // vxlan.calico: vxlanEnabled was true (calico_vxlan_mode at its default, Always) on a pool that stayed
+        // IP-in-IP. v2.19.1's own check refuses that inventory on this cluster (above), so the one it passes pins
+        // calico_vxlan_mode Never, its role writes vxlanEnabled false, and this Felix looks for no vxlan.calico: of
+        // the reporter's symptoms the lab shows no vxlan.calico, BIRD stopped and a node cut off, not that log line
+        // (test/bench/FIGURES.md, "The seed's break on calico-node v3.22.0 and v3.21.4", has it with vxlanEnabled
+        // true written by hand).
+        const felix = JSON.parse(
+          await calicoctl(lab, "get", "felixconfiguration", "default", "-o", "json"),
+        ) as { spec: { ipipEnabled?: boolean; vxlanEnabled?: boolean } };
+        expect(felix.spec, "v2.19.1's role wrote the pinned flags").to.deep.include({
+          ipipEnabled: true,
+          vxlanEnabled: false,
+        });
+        await new Promise((res) => setTimeout(res, 10000));
+        for (const node of ["node-1", "node-2", "node-3"]) {
+          expect(await hasVxlanDevice(node), `${node} has no vxlan.calico`).to.equal(false);
+          expect(
+            felixMissingDevice(lab.state, node, "vxlan.calico"),
+            `${node}'s Felix ${calico} looks for no vxlan.calico`,
+          ).to.deep.equal([]);
+        }
+      }
       // BIRD's routes outlive it: Calico's bird.cfg keeps them in the kernel when BIRD stops (`persist`), so
       // traffic flows on routes nothing manages any more, until a node loses them.
       await resetProber(lab);

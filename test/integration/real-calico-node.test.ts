@@ -1,4 +1,5 @@
-// The lab runs the real calico-node (v3.31.0, or v3.30.1 with LAB_CALICO=v3.30.1; built from the Go module proxy,
+// The lab runs the real calico-node (v3.31.0; v3.22.0 with LAB_CALICO=v3.22.0 LAB_KUBERNETES=v1.24, the seed's Felix
+// before v3.23, in make test too; v3.30.1 with LAB_CALICO=v3.30.1 in make test-full; built from the Go module proxy,
 // test/lab/lib.sh) under the lab's kubelet: Felix,
 // allocate-tunnel-addrs, confd and BIRD in every node's namespace, the prober's pods networked by the real Calico CNI
 // plugin. What this file proves on it: the components are real and meshed, pods are real WorkloadEndpoints with
@@ -39,6 +40,7 @@ import {
   startProber,
 } from "../support/lab.js";
 import { hasClusterRoutes } from "../../src/calico/shared/cluster-routes.js";
+import { calicoAtLeast, derivesFromPools } from "../../src/calico/shared/rules.js";
 
 const NODES = ["node-1", "node-2", "node-3"];
 const PREFIX = process.env.LAB_NETNS_PREFIX ?? "calab-";
@@ -211,6 +213,31 @@ describe("the real calico-node in the lab", function () {
     ).to.be.greaterThan(0);
   });
 
+  it("the preflight reads this Felix's encapsulation by its release's rules: an unset flag follows the pools from Calico v3.23, is false before", async () => {
+    const check = (
+      await runTask({
+        calico_pool_check: {
+          calicoctl_path: lab.calicoctlSh,
+          kubectl_path: lab.kubectl,
+          kubeconfig: lab.kubeconfig,
+          pool_blocksize: 24,
+          ...TO_VXLAN,
+        },
+      })
+    ).result;
+    expect(check.failed, check.msg).to.not.equal(true);
+    const felix = (
+      check.cluster as { felix: Record<"ipip" | "vxlan", { enabled: boolean; source: string }> }
+    ).felix;
+    console.log(`      calico_pool_check on ${calico}, Felix: ${JSON.stringify(felix)}`);
+    expect(felix.vxlan.enabled).to.equal(true);
+    expect(felix.ipip.enabled).to.equal(false);
+    // Felix before v3.23 takes VXLAN from FelixConfiguration alone: the migration wrote it, and this Felix runs
+    // vxlan.calico (asserted above) because it did.
+    if (!derivesFromPools(calico))
+      expect(felix.vxlan.source).to.equal("FelixConfiguration default vxlanEnabled: true");
+  });
+
   it("VXLAN/vxlan -> IPIP/bird: calico-node rolls on every node at once, BIRD peers, maxUnavailable goes back; loss only in the pool switch step", async () => {
     const { r, steps, p } = await measured(lab, { ...migrateArgs(lab), ...TO_IPIP });
     console.log(
@@ -253,16 +280,20 @@ describe("the real calico-node in the lab", function () {
   // IPAM's maxBlocksPerHost is set to 1 first, while every node holds a block of default-pool: Calico counts a
   // node's blocks in the pools an allocation asks for (libcalico-go ipam.go autoAssign, numBlocksOwned from
   // prepareAffinityBlocksForHost), so the tunnel pool's /32 block is allowed, and no refusal is needed for it.
+  // calicoctl before v3.23 (the seed era's v3.22, LAB_CALICO=v3.22.0) has no --max-blocks-per-host: there IPAM keeps
+  // its default (no limit), and the test runs without it.
   // On Calico >= 3.31 the same option takes Felix's path (src/calico/shared/cluster-routes.ts): programClusterRoutes
   // Enabled before the tunnel pool, so Felix alone replaces each block's route at the switch, and no probe is lost.
-  it("IPIP/bird -> VXLAN/vxlan with tunnel_pool_cidr and maxBlocksPerHost 1: VTEPs from the tunnel pool first, none moves; on Calico >= 3.31 Felix's path loses nothing; before, BIRD's under a tenth of the in-place loss", async () => {
+  it("IPIP/bird -> VXLAN/vxlan with tunnel_pool_cidr (and maxBlocksPerHost 1 from Calico v3.23): VTEPs from the tunnel pool first, none moves; on Calico >= 3.31 Felix's path loses nothing; before, BIRD's under a tenth of the in-place loss", async () => {
     const VXLAN_ADDR = "projectcalico.org/IPv4VXLANTunnelAddr";
     const TUNNEL_CIDR = "172.30.0.0/24";
     expect(kubeletStatus(lab).summary.birdRunning, "the lab is on IPIP/bird").to.equal(3);
-    await calicoctl(lab, "ipam", "configure", "--strictaffinity=true", "--max-blocks-per-host=1");
-    expect(await calicoctl(lab, "ipam", "show", "--show-configuration")).to.match(
-      /MaxBlocksPerHost\s*\|\s*1\b/,
-    );
+    if (calicoAtLeast(calico, 3, 23, true)) {
+      await calicoctl(lab, "ipam", "configure", "--strictaffinity=true", "--max-blocks-per-host=1");
+      expect(await calicoctl(lab, "ipam", "show", "--show-configuration")).to.match(
+        /MaxBlocksPerHost\s*\|\s*1\b/,
+      );
+    }
     const args = { ...migrateArgs(lab), ...TO_VXLAN, tunnel_pool_cidr: TUNNEL_CIDR };
     const { r, steps, p } = await measured(lab, args);
     console.log(

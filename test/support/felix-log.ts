@@ -10,14 +10,20 @@ import { join } from "node:path";
 const FIRST_UPDATE =
   /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}\.\d+) .*Completed first update to dataplane/;
 
+/** The felix.log files of the node's calico-node pods, newest pod first. */
+function felixLogFiles(state: string, node: string): string[] {
+  const dir = join(state, "nodes", node, "log");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((d) => d.startsWith("calico-node-") && existsSync(join(dir, d, "felix.log")))
+    .sort((a, b) => statSync(join(dir, b)).mtimeMs - statSync(join(dir, a)).mtimeMs)
+    .map((d) => join(dir, d, "felix.log"));
+}
+
 /** The felix.log of the node's newest calico-node pod, or null. */
 function felixLog(state: string, node: string): string | null {
-  const dir = join(state, "nodes", node, "log");
-  if (!existsSync(dir)) return null;
-  const pods = readdirSync(dir)
-    .filter((d) => d.startsWith("calico-node-") && existsSync(join(dir, d, "felix.log")))
-    .sort((a, b) => statSync(join(dir, b)).mtimeMs - statSync(join(dir, a)).mtimeMs);
-  return pods[0] ? readFileSync(join(dir, pods[0], "felix.log"), "utf8") : null;
+  const newest = felixLogFiles(state, node)[0];
+  return newest ? readFileSync(newest, "utf8") : null;
 }
 
 /**
@@ -54,4 +60,21 @@ export function felixExitedSince(state: string, node: string, sinceMs: number): 
 export function felixRestartedSince(state: string, node: string, sinceMs: number): boolean {
   const exited = felixExitedSince(state, node, sinceMs);
   return exited !== null && felixProgrammedSince(state, node, exited) !== null;
+}
+
+/**
+ * The lines in which any of the node's Felixes could not find a device its route tables manage (Felix's route_table.go:
+ * "Failed to get link attributes ... interface not present ifaceRegex=..."): the seed's symptom on Felix before v3.23,
+ * whose VXLAN route table looks for vxlan.calico once FelixConfiguration says vxlanEnabled, pool or not.
+ */
+export function felixMissingDevice(state: string, node: string, device: string): string[] {
+  const iface = `ifaceRegex="^${device}$"`;
+  return felixLogFiles(state, node)
+    .flatMap((f) => readFileSync(f, "utf8").split("\n"))
+    .filter(
+      (l) =>
+        l.includes("Failed to get link attributes") &&
+        l.includes("interface not present") &&
+        l.includes(iface),
+    );
 }

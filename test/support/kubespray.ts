@@ -309,7 +309,7 @@ function calicoPlays(lab: Lab, tree: string): unknown[] {
         },
       },
       {
-        name: "Stand-in for Kubespray's download role: calicoctl (the lab's, Calico v3.31)",
+        name: "Stand-in for Kubespray's download role: calicoctl (the lab's Calico)",
         "ansible.builtin.file": {
           src: join(labBin, "calicoctl"),
           dest: "{{ downloads.calicoctl.dest }}",
@@ -322,10 +322,14 @@ function calicoPlays(lab: Lab, tree: string): unknown[] {
         "ansible.builtin.file": { path: `${crds}/crd`, state: "directory", mode: "0755" },
       },
       {
-        name: "Stand-in for Kubespray's download role: the Calico CRDs (the lab's, Calico v3.31)",
+        // A release before v3.23 (the seed era's, LAB_CALICO=v3.22.0) has no manifests/crds.yaml in its module: its
+        // CRD files go to the folder's top, as Kubespray v2.18's download of the release's kdd CRDs leaves them.
+        name: "Stand-in for Kubespray's download role: the Calico CRDs (the lab's Calico)",
         "ansible.builtin.shell":
           `ln -sf ${join(calicoModule, "libcalico-go", "config", "crd")}/*.yaml "${crds}/crd/" && ` +
-          `ln -sf ${join(calicoModule, "manifests", "crds.yaml")} "${crds}/crds.yaml"`,
+          `if [ -f ${join(calicoModule, "manifests", "crds.yaml")} ]; then ` +
+          `ln -sf ${join(calicoModule, "manifests", "crds.yaml")} "${crds}/crds.yaml"; ` +
+          `else ln -sf ${join(calicoModule, "libcalico-go", "config", "crd")}/*.yaml "${crds}/"; fi`,
         changed_when: false,
       },
     ],

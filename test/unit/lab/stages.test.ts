@@ -74,6 +74,53 @@ describe("make test's stages and lab queue", () => {
     expect(readFileSync(queue, "utf8")).to.equal("");
   });
 
+  it("an entry that waits on a build runs only once the build is done, the others first; a failed build fails it without running it", async function () {
+    this.timeout(20000);
+    const dir = mkdtempSync(join(tmpdir(), "calico-encap-queue-built-"));
+    const queue = join(dir, "queue");
+    const ran = join(dir, "ran");
+    const fake = join(dir, "fake-mocha.sh");
+    writeFileSync(fake, `#!/bin/bash\necho "\${@: -1}\${LAB_CALICO:+ $LAB_CALICO}" >>${ran}\n`);
+    const env = {
+      MOCHA: `bash ${fake}`,
+      STAGE_TIMES: join(dir, "times.tsv"),
+      LAB_QUEUE_POLL: "0.2",
+    };
+    await execa("bash", [
+      QUEUE,
+      "fill",
+      queue,
+      "seed|LAB_CALICO=v3.22.0|seed-file|seed-era",
+      "a||one",
+      "b||two",
+    ]);
+    // Nothing but the waiting entry left: take says so (3) and leaves it.
+    const slot = execa("bash", [QUEUE, "run", queue, "slot a"], { env, reject: false });
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(readFileSync(ran, "utf8").trim().split("\n")).to.deep.equal(["one", "two"]);
+      expect(readFileSync(queue, "utf8")).to.equal("seed|LAB_CALICO=v3.22.0|seed-file|seed-era\n");
+      await execa("bash", [QUEUE, "built", queue, "seed-era", "done"]);
+    } finally {
+      setTimeout(() => slot.kill("SIGKILL"), 5000).unref();
+    }
+    const a = await slot;
+    expect(a.exitCode, a.stdout).to.equal(0);
+    expect(readFileSync(ran, "utf8").trim().split("\n")).to.deep.equal([
+      "one",
+      "two",
+      "seed-file v3.22.0",
+    ]);
+    // A failed build: its entry fails at once, naming the build, and its file never runs.
+    await execa("bash", [QUEUE, "fill", queue, "seed||seed-file|seed-era"]);
+    await execa("bash", [QUEUE, "built", queue, "seed-era", "failed"]);
+    const b = await execa("bash", [QUEUE, "run", queue, "slot b"], { env, reject: false });
+    expect(b.exitCode).to.equal(1);
+    expect(b.stdout).to.match(/slot b: failed: seed$/m);
+    expect(b.stderr).to.include("the seed-era build failed");
+    expect(readFileSync(ran, "utf8").trim().split("\n")).to.have.length(3);
+  });
+
   it("the count reporter records each failed test with its error's first lines; times.sh prints them last", async function () {
     // Two processes (mocha, bash) started on a machine the lab stages may be loading.
     this.timeout(20000);
