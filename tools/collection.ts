@@ -183,9 +183,14 @@ async function main(argv: readonly string[]): Promise<number> {
   await write(root, "meta/bindep.txt", ee.bindep);
   await cp(join(repoRoot, "ansible", "requirements.txt"), join(root, "requirements.txt"));
   await write(root, "galaxy.yml", galaxyYml(version));
-  // The licence the collection is under (galaxy.yml's license), and its changelog, which Galaxy shows.
+  // The licence the collection is under (galaxy.yml's license), and its changelog, which Galaxy shows: antsibull-
+  // changelog's changelogs/changelog.yaml and the CHANGELOG.md generated from it (changelogs/config.yaml).
   await cp(join(repoRoot, "LICENSE"), join(root, "LICENSE"));
   await cp(join(repoRoot, "CHANGELOG.md"), join(root, "CHANGELOG.md"));
+  await cp(
+    join(repoRoot, "changelogs", "changelog.yaml"),
+    join(root, "changelogs", "changelog.yaml"),
+  );
   await write(
     root,
     "README.md",

@@ -1,4 +1,7 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { expect } from "chai";
+import { parse } from "yaml";
 import {
   argumentSpec,
   DOC_FRAGMENT,
@@ -81,5 +84,22 @@ describe("the options the modules share, documented once (a doc fragment)", () =
       // The argument spec keeps every option: AnsibleModule checks them all in module mode.
       for (const name of shared) expect(text).to.include(`"${name}": {`);
     }
+  });
+
+  it("is versioned as the changelog's latest release (changelogs/changelog.yaml)", async () => {
+    const pkg = JSON.parse(await readFile(join(repoRoot, "package.json"), "utf8")) as {
+      version: string;
+    };
+    const changelog = parse(
+      await readFile(join(repoRoot, "changelogs", "changelog.yaml"), "utf8"),
+    ) as { releases: Record<string, unknown> };
+    const byNumber = (v: string): number[] => v.split(/[.-]/).map(Number);
+    const latest = Object.keys(changelog.releases).sort((a, b) => {
+      const [x, y] = [byNumber(a), byNumber(b)];
+      for (let i = 0; i < Math.max(x.length, y.length); i++)
+        if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+      return 0;
+    });
+    expect(pkg.version).to.equal(latest.at(-1));
   });
 });
