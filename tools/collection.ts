@@ -149,7 +149,7 @@ async function main(argv: readonly string[]): Promise<number> {
   await write(root, `plugins/doc_fragments/${DOC_FRAGMENT}.py`, docFragment(modules, shared));
   for (const mod of modules) {
     await write(root, `plugins/action/${mod.name}.py`, actionPlugin(mod.name));
-    await write(root, `plugins/modules/${mod.name}.py`, moduleFile(mod, shared));
+    await write(root, `plugins/modules/${mod.name}.py`, moduleFile(mod, shared, modules));
   }
   for (const core of SANITY_CORES)
     await write(root, `tests/sanity/ignore-${core}.txt`, sanityIgnores(modules.map((m) => m.name)));
