@@ -231,7 +231,7 @@ async function main(argv: readonly string[]): Promise<number> {
       `    ansible-playbook -i inventory/mycluster/hosts.yaml --become ${FQCN_PREFIX}.migrate --check --diff -e calico_vxlan_mode=Always ...`,
       "",
       `\`ansible-doc ${FQCN_PREFIX}.calico_pool_check\` and \`${FQCN_PREFIX}.calico_encap_migrate\` document every option.`,
-      "The action plugins run the bundled backend (backend/calico-encap.mjs) on the controller. Changes: CHANGELOG.md.",
+      "The action plugins run the bundled backend (backend/calico-encap.mjs) on the controller. Changes: CHANGELOG.md (antsibull-changelog, from changelogs/changelog.yaml).",
       `Licence: Apache-2.0 (LICENSE). Build ${id}.`,
       "",
     ].join("\n"),
