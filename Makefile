@@ -14,12 +14,13 @@ MOCHA := mocha --require $(CURDIR)/dist/test/support/chai-config.js --reporter $
 
 -include test/lab/lab.mk
 
-.PHONY: help setup build collection generate check-generated lint test-unit test-ansible test-ansible-versions venvs test-collection test-integration seed-era-build test-seed-era test-cluster-routes test-lab-queue test-lab-slot test-molecule test test-full test-tier test-times bench fixtures demo clean
+.PHONY: help setup build collection changelog generate check-generated lint test-unit test-ansible test-ansible-versions venvs test-collection test-integration seed-era-build test-seed-era test-cluster-routes test-lab-queue test-lab-slot test-molecule test test-full test-tier test-times bench fixtures demo clean
 
 help:
 	@echo "make setup            npm ci, build, Python virtualenv (.venv) with ansible-core, molecule, ansible-lint, the collection"
 	@echo "make collection       the Ansible collection calico_encap.kubespray with the backend bundled (dist/collection/)"
-	@echo "make test-collection  ansible-test sanity (ansible-core 2.16 and 2.19; all four in the full tier) and ansible-lint on the collection"
+	@echo "make changelog        CHANGELOG.md generated from changelogs/ (antsibull-changelog; a change adds a fragment to changelogs/fragments/)"
+	@echo "make test-collection  ansible-test sanity (ansible-core 2.16 and 2.19; all four in the full tier), ansible-lint and the changelog check on the collection"
 	@echo "make test-unit        unit tests (no cluster)"
 	@echo "make test-ansible-versions  test/ansible and the installed collection on the lab with Kubespray's Ansible 9, 10, 11"
 	@echo "make test             lint, unit, real Ansible, Molecule, the lab: one transition per class (under 60 min cold)"
@@ -57,6 +58,13 @@ setup: build $(STAMPS)/venv $(STAMPS)/debian
 # backend bundled into one file, as dist/collection/calico_encap-kubespray-VERSION.tar.gz.
 collection: build $(STAMPS)/venv
 	node dist/tools/collection.js dist/collection
+
+# CHANGELOG.md from changelogs/ (antsibull-changelog, changelogs/config.yaml). A change adds a fragment to
+# changelogs/fragments/; a release runs `antsibull-changelog release --version X` (galaxy.yml's version comes from
+# package.json, and make test-collection holds the two equal).
+changelog: $(STAMPS)/venv
+	$(VENV)/bin/antsibull-changelog lint
+	$(VENV)/bin/antsibull-changelog generate
 
 generate: build
 	node dist/tools/generate.js
@@ -152,7 +160,7 @@ test-ansible-versions: setup lab-build
 # The collection as built: ansible-test sanity (test/collection/sanity.sh) with each ansible-core that
 # meta/runtime.yml allows (SANITY_CORES in tools/collection-content.ts: 2.16 in ansible 9.13.0's venv, 2.17 in
 # 10.7.0's, 2.18 in 11.13.0's, 2.19 in the tooling .venv), then ansible-lint's production profile on it as installed
-# (test/collection/lint.sh). The quick tier: 2.16 and 2.19, the ends of the range.
+# (test/collection/lint.sh), and its changelog (test/collection/changelog.sh). The quick tier: 2.16 and 2.19, the ends of the range.
 ifeq ($(TEST_TIER),full)
 SANITY_VENVS := 9.13.0 10.7.0 11.13.0
 else
@@ -164,6 +172,7 @@ test-collection: setup
 	failed=""; \
 	bash test/collection/sanity.sh $(TARBALL) $$venvs $(VENV) || failed="$$failed sanity"; \
 	bash test/collection/lint.sh $(TARBALL) || failed="$$failed ansible-lint"; \
+	bash test/collection/changelog.sh $(TARBALL) $(VENV) || failed="$$failed changelog"; \
 	if [ -n "$$failed" ]; then echo "test-collection: failed:$$failed"; exit 1; fi
 
 # The integration tests start the lab with the seed profile each needs, and stop it. make test and test-full put

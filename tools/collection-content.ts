@@ -19,6 +19,12 @@ export const REQUIRES_ANSIBLE = ">=2.10.0,<2.20.0";
 /** Where the bundled backend lies in the collection, relative to its root. */
 export const BACKEND_PATH = "backend/calico-encap.mjs";
 
+/**
+ * galaxy.yml with the fields that have a real value only: none null or empty. The project has no public repository,
+ * documentation, homepage or issue tracker, so repository, documentation, homepage and issues are left out (ansible-
+ * galaxy still writes them as null into the tarball's MANIFEST.json, as it does every key of its schema); an empty
+ * dependencies or build_ignore is the default.
+ */
 export function galaxyYml(version: string): string {
   return stringify({
     namespace: NAMESPACE,
@@ -30,8 +36,6 @@ export function galaxyYml(version: string): string {
       "Kubespray-aware preflight (calico_pool_check) and live IPIP/VXLAN migration (calico_encap_migrate) for Calico, backed by a bundled Node.js program run on the controller",
     license: ["Apache-2.0"],
     tags: ["kubernetes", "calico", "kubespray", "networking"],
-    dependencies: {},
-    build_ignore: [],
   });
 }
 
@@ -125,6 +129,45 @@ export function docFragment(mods: readonly ModuleSchemas[], shared: readonly str
   ].join("\n");
 }
 
+/** The Kubespray release whose Calico documentation the modules' seealso links (the newest release the lab runs). */
+export const KUBESPRAY_DOCS_RELEASE = "v2.31.0";
+
+/**
+ * A module's seealso: every other module of the collection, the role (by its README in the collection: the project has
+ * no public documentation site, and validate-modules' seealso has no role entry), Kubespray's Calico documentation and
+ * the issue the preflight answers.
+ */
+export function seeAlso(
+  mod: ModuleSchemas,
+  mods: readonly ModuleSchemas[],
+): Record<string, string>[] {
+  const others = mods
+    .filter((m) => m.name !== mod.name)
+    .map((m) => ({
+      module: `${FQCN_PREFIX}.${m.name}`,
+      description: String(documentation(m.name, m.options).short_description),
+    }));
+  return [
+    ...others,
+    {
+      name: `The role ${FQCN_PREFIX}.calico_encap`,
+      link: "roles/calico_encap/README.md",
+      description: `The preflight and the migration as a Kubespray fork includes them, with Kubespray's variables: its README in this collection, and ansible-doc -t role ${FQCN_PREFIX}.calico_encap.`,
+    },
+    {
+      name: "Kubespray's Calico documentation",
+      link: `https://github.com/kubernetes-sigs/kubespray/blob/${KUBESPRAY_DOCS_RELEASE}/docs/CNI/calico.md`,
+      description: `The inventory variables these options are named after (Kubespray ${KUBESPRAY_DOCS_RELEASE}).`,
+    },
+    {
+      name: "Kubespray issue 8691",
+      link: "https://github.com/kubernetes-sigs/kubespray/issues/8691",
+      description:
+        "Clusters upgraded to Kubespray 2.19's VXLAN defaults lost cross-node pod traffic; the preflight stops that inventory before any change.",
+    },
+  ];
+}
+
 /**
  * The module file: its documentation for ansible-doc, and, for `calico_encap_mode: module` (the action plugin not
  * used), an AnsibleModule that checks the options against the documented spec and runs the calico-encap backend
@@ -132,7 +175,11 @@ export function docFragment(mods: readonly ModuleSchemas[], shared: readonly str
  * collection's backend/calico-encap.mjs copied there, runs with the target's node) on the task's arguments as
  * Ansible gave them (the `_ansible_*` keys included), and returns its result.
  */
-export function moduleFile(mod: ModuleSchemas, shared: readonly string[] = []): string {
+export function moduleFile(
+  mod: ModuleSchemas,
+  shared: readonly string[] = [],
+  mods: readonly ModuleSchemas[] = [mod],
+): string {
   const doc = documentation(mod.name, mod.options) as Record<string, unknown>;
   const options = doc.options as Record<string, Record<string, unknown>>;
   const spec = argumentSpec(options);
@@ -144,6 +191,7 @@ export function moduleFile(mod: ModuleSchemas, shared: readonly string[] = []): 
     ...doc,
     module: mod.name,
     options: own,
+    seealso: seeAlso(mod, mods),
     ...(shared.length
       ? { extends_documentation_fragment: [`${FQCN_PREFIX}.${DOC_FRAGMENT}`] }
       : {}),

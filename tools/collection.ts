@@ -149,7 +149,7 @@ async function main(argv: readonly string[]): Promise<number> {
   await write(root, `plugins/doc_fragments/${DOC_FRAGMENT}.py`, docFragment(modules, shared));
   for (const mod of modules) {
     await write(root, `plugins/action/${mod.name}.py`, actionPlugin(mod.name));
-    await write(root, `plugins/modules/${mod.name}.py`, moduleFile(mod, shared));
+    await write(root, `plugins/modules/${mod.name}.py`, moduleFile(mod, shared, modules));
   }
   for (const core of SANITY_CORES)
     await write(root, `tests/sanity/ignore-${core}.txt`, sanityIgnores(modules.map((m) => m.name)));
@@ -183,9 +183,14 @@ async function main(argv: readonly string[]): Promise<number> {
   await write(root, "meta/bindep.txt", ee.bindep);
   await cp(join(repoRoot, "ansible", "requirements.txt"), join(root, "requirements.txt"));
   await write(root, "galaxy.yml", galaxyYml(version));
-  // The licence the collection is under (galaxy.yml's license), and its changelog, which Galaxy shows.
+  // The licence the collection is under (galaxy.yml's license), and its changelog, which Galaxy shows: antsibull-
+  // changelog's changelogs/changelog.yaml and the CHANGELOG.md generated from it (changelogs/config.yaml).
   await cp(join(repoRoot, "LICENSE"), join(root, "LICENSE"));
   await cp(join(repoRoot, "CHANGELOG.md"), join(root, "CHANGELOG.md"));
+  await cp(
+    join(repoRoot, "changelogs", "changelog.yaml"),
+    join(root, "changelogs", "changelog.yaml"),
+  );
   await write(
     root,
     "README.md",
@@ -226,7 +231,7 @@ async function main(argv: readonly string[]): Promise<number> {
       `    ansible-playbook -i inventory/mycluster/hosts.yaml --become ${FQCN_PREFIX}.migrate --check --diff -e calico_vxlan_mode=Always ...`,
       "",
       `\`ansible-doc ${FQCN_PREFIX}.calico_pool_check\` and \`${FQCN_PREFIX}.calico_encap_migrate\` document every option.`,
-      "The action plugins run the bundled backend (backend/calico-encap.mjs) on the controller. Changes: CHANGELOG.md.",
+      "The action plugins run the bundled backend (backend/calico-encap.mjs) on the controller. Changes: CHANGELOG.md (antsibull-changelog, from changelogs/changelog.yaml).",
       `Licence: Apache-2.0 (LICENSE). Build ${id}.`,
       "",
     ].join("\n"),

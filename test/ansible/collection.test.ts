@@ -57,6 +57,7 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
       "backend/THIRD-PARTY-LICENSES.txt",
       "LICENSE",
       "CHANGELOG.md",
+      "changelogs/changelog.yaml",
       "roles/calico_encap/README.md",
       "meta/runtime.yml",
       "meta/execution-environment.yml",

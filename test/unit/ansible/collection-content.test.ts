@@ -1,12 +1,17 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { expect } from "chai";
+import { parse } from "yaml";
 import {
   argumentSpec,
   DOC_FRAGMENT,
   docFragment,
   FQCN_PREFIX,
   fqcnModules,
+  galaxyYml,
   moduleFile,
   sanityIgnores,
+  seeAlso,
   sharedOptions,
 } from "../../../tools/collection-content.js";
 import { loadModuleSchemas } from "../../../tools/module-schemas.js";
@@ -81,5 +86,57 @@ describe("the options the modules share, documented once (a doc fragment)", () =
       // The argument spec keeps every option: AnsibleModule checks them all in module mode.
       for (const name of shared) expect(text).to.include(`"${name}": {`);
     }
+  });
+
+  it("is versioned as the changelog's latest release (changelogs/changelog.yaml)", async () => {
+    const pkg = JSON.parse(await readFile(join(repoRoot, "package.json"), "utf8")) as {
+      version: string;
+    };
+    const changelog = parse(
+      await readFile(join(repoRoot, "changelogs", "changelog.yaml"), "utf8"),
+    ) as { releases: Record<string, unknown> };
+    const byNumber = (v: string): number[] => v.split(/[.-]/).map(Number);
+    const latest = Object.keys(changelog.releases).sort((a, b) => {
+      const [x, y] = [byNumber(a), byNumber(b)];
+      for (let i = 0; i < Math.max(x.length, y.length); i++)
+        if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+      return 0;
+    });
+    expect(pkg.version).to.equal(latest.at(-1));
+  });
+
+  it("sees also every other module, the role and Kubespray's documentation, and adds each module in the first release", async () => {
+    const mods = await loadModuleSchemas(repoRoot);
+    const changelog = parse(
+      await readFile(join(repoRoot, "changelogs", "changelog.yaml"), "utf8"),
+    ) as { ancestor: string | null; releases: Record<string, unknown> };
+    expect(changelog.ancestor).to.equal(null);
+    const first = Object.keys(changelog.releases).sort()[0];
+    for (const mod of mods) {
+      const see = seeAlso(mod, mods);
+      expect(see.filter((e) => e.module).map((e) => e.module)).to.deep.equal(
+        mods.filter((m) => m !== mod).map((m) => `${FQCN_PREFIX}.${m.name}`),
+      );
+      expect(see.map((e) => e.name).filter(Boolean)).to.include(`The role ${FQCN_PREFIX}.calico_encap`);
+      // Every link is the role's README in the collection or Kubespray's own pages: nothing invented.
+      for (const { link } of see.filter((e) => e.link))
+        expect(link).to.match(
+          /^(roles\/calico_encap\/README\.md|https:\/\/github\.com\/kubernetes-sigs\/kubespray\/)/,
+        );
+      const text = moduleFile(mod, sharedOptions(mods), mods);
+      expect(text).to.include("seealso:");
+      expect(text).to.include(`version_added: ${first}`);
+    }
+  });
+
+  it("writes galaxy.yml with real values only: no null or empty field, no URL the project does not have", () => {
+    const galaxy = parse(galaxyYml("1.0.0")) as Record<string, unknown>;
+    for (const [key, value] of Object.entries(galaxy)) {
+      expect(value, key).to.not.equal(null);
+      if (typeof value === "object") expect(Object.keys(value as object), key).to.have.length.above(0);
+    }
+    for (const key of ["repository", "documentation", "homepage", "issues"])
+      expect(galaxy).to.not.have.property(key);
+    expect(galaxy).to.include({ namespace: "calico_encap", name: "kubespray", version: "1.0.0" });
   });
 });
