@@ -5,7 +5,8 @@
 // calicoctl.sh uses admin.conf whatever the task says). From the audit log alone: every request each identity made
 // over the file is allowed by its role, and its role grants nothing it never used; the preflight only reads; each
 // migration's writes (a run there and back, a rollback, a run killed as it writes and resumed) are its steps',
-// object and verb, as many times as the steps say, and none else (what each kind of step writes: REQUESTS_OF).
+// object and verb, as many times as the steps say, and none else. What each kind of step writes is written here
+// (REQUESTS_OF, THERE_AND_BACK), not taken from the product (src/cluster/permissions.ts), so that its mistake shows.
 // LEAST_PRIVILEGE_DISCOVER=1 binds both identities to cluster-admin instead and prints what they asked for.
 
 import { expect } from "chai";
@@ -14,7 +15,6 @@ import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { REPO, runTask, type TaskResult } from "../support/ansible.js";
 import type { Step, Write } from "../../src/calico/plan/plan.js";
-import { describePermission, permissionsFor } from "../../src/cluster/permissions.js";
 import {
   BASIC_USER,
   grantsOf,
@@ -55,7 +55,22 @@ const REQUESTS_OF: { [K in Write["kind"]]: (w: Extract<Write, { kind: K }>) => s
 };
 const requestsOf = (w: Write): string[] => (REQUESTS_OF[w.kind] as (x: Write) => string[])(w);
 
-/** Into VXLAN with its tunnel pool, and back into IPIP with its own. */
+/**
+ * What a migration IPIP -> VXLAN with tunnel_pool_cidr and back with ipip_tunnel_pool_cidr must write on Kubespray
+ * 2.18's cluster, each object and verb once: both tunnel pools created; FelixConfiguration default (the VXLAN and
+ * IPIP flags, programClusterRoutes) and the pool's modes patched; calico-config's backend and the calico-node
+ * DaemonSet (the backend's pod template, and maxUnavailable around the way back to bird) patched.
+ */
+const THERE_AND_BACK = [
+  "create crd.projectcalico.org/ippools -/default-pool-ipip-tunnel",
+  "create crd.projectcalico.org/ippools -/default-pool-vxlan-tunnel",
+  "patch apps/daemonsets kube-system/calico-node",
+  "patch core/configmaps kube-system/calico-config",
+  "patch crd.projectcalico.org/felixconfigurations -/default",
+  "patch crd.projectcalico.org/ippools -/default-pool",
+];
+
+/** Into VXLAN with its tunnel pool, and back into IPIP with its own: the migration there and back of THERE_AND_BACK. */
 const VXLAN = { ipip_mode: "Never", vxlan_mode: "Always", network_backend: "vxlan" };
 const IPIP = { ipip_mode: "Always", vxlan_mode: "Never", network_backend: "bird" };
 const TO_VXLAN = { ...VXLAN, tunnel_pool_cidr: "172.30.0.0/24" };
@@ -198,29 +213,8 @@ describe("least privilege: the preflight and the migration under their own roles
       tally(written),
       "every write request is a step's (object, verb), and each step's was made, as many times",
     ).to.deep.equal(tally(stepRequests(steps)));
-    const wanted = permissionsFor(
-      [into, back].flatMap((r) =>
-        ((r.plan ?? []) as { write?: Write }[]).flatMap((x) => (x.write ? [x.write] : [])),
-      ),
-      {
-        client: "kubectl",
-        calicoctlPath: "",
-        kubectlPath: "",
-        kubeconfig: "",
-        vxlanVni: 4096,
-        vxlanPort: 4789,
-      },
-    )
-      .filter((x) => !x.resource.startsWith("leases."))
-      .map(describePermission);
-    const named = writes(labAuditRequests(lab.state, userOf("migrate")))
-      .filter((r) => r.at >= since && r.resource !== "leases")
-      .map(
-        (r) =>
-          `${r.verb} ${r.resource}${r.group ? `.${r.group}` : ""}${r.verb === "create" ? "" : `/${r.name}`}${r.namespace ? ` in ${r.namespace}` : ""}`,
-      );
-    expect([...new Set(named)].sort(), "the objects of the plans, verb for verb").to.deep.equal(
-      [...new Set(wanted)].sort(),
+    expect([...new Set(written)].sort(), "what a migration there and back writes").to.deep.equal(
+      THERE_AND_BACK,
     );
   });
 
