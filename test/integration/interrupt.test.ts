@@ -5,21 +5,16 @@
 // re-run resumes, the migration ends at its target, calico-node's maxUnavailable is back at Kubespray's 20% with
 // no held annotation. The probes lost (pod to pod and host to remote pod): on Felix's path (the tunnel pool chains on
 // Calico >= 3.31) none across the whole chain but at BIRD's rewrites during the takeover (expectNoLoss); on BIRD's
-// path they fit in the pool switch window of the same migration. The kill points come from the module's own log lines (module mode at verbosity 3): "step i/n
-// '<title>': writing" opens a step, the "writing ..." line after it is its write going out, and "observed N
-// nodes ..." is one poll.
+// path they fit in the pool switch window of the same migration. The kill points come from the module's own log
+// lines (runAndKill, test/support/module-process.ts).
 
 import { expect } from "chai";
 import { execa } from "execa";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { plan } from "../../src/calico/plan/plan.js";
 import { HELD_MAX_UNAVAILABLE, heldValue } from "../../src/calico/shared/rollout.js";
 import type { ClusterObservation, Target } from "../../src/calico/shared/observation.js";
 import { containsAddress } from "../../src/calico/shared/cidr.js";
-import { REPO, runTask } from "../support/ansible.js";
+import { runTask } from "../support/ansible.js";
 import { TIER } from "../support/tier.js";
 import type { Lab, StepTiming } from "../support/lab.js";
 import { hasClusterRoutes } from "../../src/calico/shared/cluster-routes.js";
@@ -37,6 +32,7 @@ import {
   startProber,
   waitUntil,
 } from "../support/lab.js";
+import { runAndKill, type Phase, type Timeline } from "../support/module-process.js";
 import type { Encap } from "../support/sim-cluster.js";
 import { applyWrite, converge, modes, start, target } from "../support/sim-cluster.js";
 
@@ -90,8 +86,6 @@ function writeSteps(d: Direction): string[] {
   }
   throw new Error("the plan did not finish");
 }
-
-type Phase = "step" | "wait";
 
 /** One migration killed at every step (as its write goes out) or at every wait (after two polls), in turn. */
 interface Chain {
@@ -205,59 +199,6 @@ async function rollout(lab: Lab): Promise<{ maxUnavailable: unknown; held: strin
   };
 }
 
-/** When (Date.now()) the killed runs of one migration logged each step's opening line and its write going out. */
-interface Timeline {
-  opened: { title: string; at: number }[];
-  written: { title: string; at: number }[];
-}
-
-const STEP_LINE = /calico-encap: step \d+\/\d+ '(.*)': writing$/;
-
-/** Runs the module process and SIGKILLs it at the step titled `title`; adds to the timeline; returns its log. */
-async function runAndKill(
-  lab: Lab,
-  d: Direction,
-  title: string,
-  phase: Phase,
-  t: Timeline,
-): Promise<string[]> {
-  const dir = mkdtempSync(join(tmpdir(), "calico-encap-kill-"));
-  const file = join(dir, "args.json");
-  writeFileSync(file, JSON.stringify({ ...args(lab, d), _ansible_verbosity: 3 }));
-  const child = execa(
-    "node",
-    [join(REPO, "dist", "src", "cli.js"), "module", "calico_encap_migrate", file],
-    { reject: false },
-  );
-  const seen: string[] = [];
-  let current = "";
-  let writes = 0;
-  let polls = 0;
-  const lines = createInterface({ input: child.stderr });
-  lines.on("line", (line) => {
-    seen.push(line);
-    const opened = STEP_LINE.exec(line);
-    if (opened?.[1] !== undefined) {
-      current = opened[1];
-      writes = 0;
-      polls = 0;
-      t.opened.push({ title: current, at: Date.now() });
-      return;
-    }
-    if (/calico-encap: writing /.test(line) && writes++ === 0)
-      t.written.push({ title: current, at: Date.now() });
-    if (/calico-encap: observed \d+ nodes/.test(line)) polls++;
-    const now = current === title && (phase === "step" ? writes === 1 : writes > 0 && polls === 2);
-    if (now) child.kill("SIGKILL");
-  });
-  const r = await child;
-  expect(
-    r.signal,
-    `the run was to be killed ${phase === "step" ? "as it writes" : "while waiting after"} step '${title}'; it logged:\n${seen.join("\n")}\nand ended with exit code ${r.exitCode} and the result: ${r.stdout}`,
-  ).to.equal("SIGKILL");
-  return seen;
-}
-
 /**
  * The window the probes lost in a migration are held to, in ms. The pool switch is the one step that loses probes
  * on the real calico-node (real-calico-node.test.ts): from its write until every node routes the pool the new way,
@@ -368,7 +309,7 @@ describe("calico_encap_migrate killed during each step and each wait, then re-ru
       await resetProber(lab);
       const t: Timeline = { opened: [], written: [] };
       for (const [i, title] of steps.entries()) {
-        await runAndKill(lab, c.direction, title, c.phase, t);
+        await runAndKill(args(lab, c.direction), title, c.phase, t);
         // Towards bird the first write sets maxUnavailable 100% and holds 20% in the annotation; the last puts it
         // back. A run killed after the first write (and before the last) leaves both for the re-run to restore.
         const held =

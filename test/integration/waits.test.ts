@@ -3,14 +3,12 @@
 // verbosity 1, so the test acts on its progress lines as they come.
 
 import { expect } from "chai";
-import { execa } from "execa";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import type { TaskResult } from "../support/ansible.js";
-import { REPO, runTask } from "../support/ansible.js";
+import { runTask } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
+import { runActing, runPausing } from "../support/module-process.js";
 import {
   calicoctl,
   kubectl,
@@ -28,64 +26,6 @@ const TO_VXLAN = { ipip_mode: "Never", vxlan_mode: "Always", network_backend: "v
 const TO_IPIP = { ipip_mode: "Always", vxlan_mode: "Never", network_backend: "bird" };
 /** The first progress line of the pool switch's wait: the pool is written and the run is polling. */
 const POOL_WAIT = /calico-encap: step 2\/4 'Switch IPPool default-pool.*: .* \(\d+ s\)/;
-
-interface Run {
-  result: TaskResult & { steps?: { title: string; settled?: boolean }[]; rolled_back?: boolean };
-  lines: string[];
-  /** What `act` returned (the milliseconds the apiserver was stopped, for runPausing). */
-  acted: number;
-}
-
-/** Runs the module at verbosity 1; at the first progress line matching `at`, runs `act` beside it, once. */
-async function runActing(
-  args: Record<string, unknown>,
-  at: RegExp,
-  act: () => Promise<number>,
-): Promise<Run> {
-  const file = join(mkdtempSync(join(tmpdir(), "calico-encap-waits-")), "args.json");
-  writeFileSync(file, JSON.stringify({ ...args, _ansible_verbosity: 1 }));
-  const child = execa(
-    "node",
-    [join(REPO, "dist", "src", "cli.js"), "module", "calico_encap_migrate", file],
-    { reject: false },
-  );
-  const lines: string[] = [];
-  let acting: Promise<number> | null = null;
-  createInterface({ input: child.stderr }).on("line", (line) => {
-    lines.push(line);
-    if (acting === null && at.test(line)) acting = act();
-  });
-  const r = await child;
-  const acted = acting === null ? 0 : await (acting as Promise<number>);
-  expect(
-    acting,
-    `the run was to be acted on at ${at}; it logged:\n${lines.join("\n")}`,
-  ).to.not.equal(null);
-  return { result: JSON.parse(r.stdout) as Run["result"], lines, acted };
-}
-
-/** Runs the module; at the first line matching `at`, stops the apiserver for pauseMs (and runs `paused` meanwhile). */
-async function runPausing(
-  lab: Lab,
-  args: Record<string, unknown>,
-  at: RegExp,
-  pauseMs: number,
-  paused: () => Promise<void> = () => Promise.resolve(),
-): Promise<Run & { pausedMs: number }> {
-  const pid = readFileSync(join(lab.state, "run", "kube-apiserver.pid"), "utf8").trim();
-  const run = await runActing(args, at, async () => {
-    const t0 = Date.now();
-    await execa("kill", ["-STOP", pid]);
-    try {
-      await paused();
-      await new Promise((r) => setTimeout(r, Math.max(0, pauseMs - (Date.now() - t0))));
-    } finally {
-      await execa("kill", ["-CONT", pid]);
-    }
-    return Date.now() - t0;
-  });
-  return { ...run, pausedMs: run.acted };
-}
 
 async function checkCluster(lab: Lab, target: Record<string, unknown>): Promise<unknown> {
   const r = await runTask({

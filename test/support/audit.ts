@@ -109,17 +109,15 @@ export function grantAllows(g: Grant, r: AuditRequest): boolean {
   return true;
 }
 
-/** The requests no grant allows, as "verb group/resource[/sub] ns/name". */
+/** A request as "verb group/resource[/sub] ns/name" ("core" for the core group, "-" for no namespace or name). */
+export function requestKey(r: AuditRequest): string {
+  return `${r.verb} ${r.group || "core"}/${resourceOf(r)} ${r.namespace || "-"}/${r.name || "-"}`;
+}
+
+/** The requests no grant allows, as requestKey names them. */
 export function notAllowed(grants: readonly Grant[], requests: readonly AuditRequest[]): string[] {
   return [
-    ...new Set(
-      requests
-        .filter((r) => !grants.some((g) => grantAllows(g, r)))
-        .map(
-          (r) =>
-            `${r.verb} ${r.group || "core"}/${resourceOf(r)} ${r.namespace || "-"}/${r.name || "-"}`,
-        ),
-    ),
+    ...new Set(requests.filter((r) => !grants.some((g) => grantAllows(g, r))).map(requestKey)),
   ];
 }
 

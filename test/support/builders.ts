@@ -1,7 +1,9 @@
 // Test builders: a live cluster and an inventory, with Kubespray's defaults taken from schemas/.
 
 import optionsSchema from "../../schemas/calico_pool_check.options.json" with { type: "json" };
+import migrateSchema from "../../schemas/calico_encap_migrate.options.json" with { type: "json" };
 import type { Live, Pool } from "../../src/calico/shared/model.js";
+import type { WriteContext } from "../../src/cluster/write.js";
 import type { CalicoPoolCheckParams } from "../../src/modules/calico_pool_check.js";
 import type { PairSummary, ProberSummary } from "../lab/prober/types.js";
 import type { ProberFigures } from "./lab.js";
@@ -15,6 +17,24 @@ export function schemaDefaults(): CalicoPoolCheckParams {
 
 export function inventory(overrides: Partial<CalicoPoolCheckParams> = {}): CalicoPoolCheckParams {
   return { ...schemaDefaults(), ...overrides };
+}
+
+/**
+ * What the migration's writes are made with, from calico_encap_migrate's defaults in schemas/ (Kubespray's
+ * calicoctl.sh, kubectl and admin.conf, VXLAN VNI 4096 and port 4789), through calicoctl unless `overrides` say.
+ */
+export function writeContext(overrides: Partial<WriteContext> = {}): WriteContext {
+  const defaults = migrateSchema.properties as Record<string, { default?: unknown }>;
+  const of = <T>(option: string): T => defaults[option]?.default as T;
+  return {
+    client: "calicoctl",
+    calicoctlPath: of("calicoctl_path"),
+    kubectlPath: of("kubectl_path"),
+    kubeconfig: of("kubeconfig"),
+    vxlanVni: of("vxlan_vni"),
+    vxlanPort: of("vxlan_port"),
+    ...overrides,
+  };
 }
 
 /** A pool as calicoctl prints it for a Kubespray 2.18 cluster. */

@@ -11,6 +11,7 @@ import {
 } from "../../../src/calico/shared/kubespray-apply.js";
 import { commandsFor, daemonSetPatch } from "../../../src/cluster/write.js";
 import { kubesprayAppliedFrom } from "../../../src/cluster/parse-k8s.js";
+import { writeContext } from "../../support/builders.js";
 
 /** calico-node's env as Kubespray's template renders it for bird (the VXLAN pair would follow WAIT_FOR_DATASTORE). */
 const BIRD_ENV = [
@@ -128,14 +129,7 @@ describe("what Kubespray's next apply compares the backend's objects with", () =
     );
     const [cm] = commandsFor(
       { kind: "backend", from: "bird", backend: "vxlan", ...(applied ? { applied } : {}) },
-      {
-        client: "kubectl",
-        calicoctlPath: "/usr/local/bin/calicoctl.sh",
-        kubectlPath: "/usr/local/bin/kubectl",
-        kubeconfig: "/etc/kubernetes/admin.conf",
-        vxlanVni: 4096,
-        vxlanPort: 4789,
-      },
+      writeContext({ client: "kubectl" }),
     );
     expect(
       cm?.argv.at(-1),

@@ -6,16 +6,9 @@ import {
   describePermission,
   permissionsFor,
 } from "../../../src/cluster/permissions.js";
-import type { WriteContext } from "../../../src/cluster/write.js";
+import { writeContext } from "../../support/builders.js";
 
-const CTX: WriteContext = {
-  client: "kubectl",
-  calicoctlPath: "/usr/local/bin/calicoctl.sh",
-  kubectlPath: "/usr/local/bin/kubectl",
-  kubeconfig: "/etc/kubernetes/admin.conf",
-  vxlanVni: 4096,
-  vxlanPort: 4789,
-};
+const CTX = writeContext({ client: "kubectl" });
 
 const WRITES: Write[] = [
   { kind: "felix", set: { vxlanEnabled: true } },

@@ -11,6 +11,7 @@ import { MigrationFailed, WriteFailed, migrate } from "../../../src/migrate/exec
 import { realIo } from "../../../src/migrate/io.js";
 import { applyWrite, converge, start, target } from "../../support/sim-cluster.js";
 import { rejection } from "../../support/rejection.js";
+import { writeContext } from "../../support/builders.js";
 
 const WAIT = { waitTimeoutSeconds: 30, waitSleepSeconds: 1 };
 
@@ -107,13 +108,7 @@ describe("a write that fails once sent", () => {
         kubeconfig: "/k",
         timeoutSeconds: 5,
       },
-      {
-        calicoctlPath: "calicoctl",
-        kubectlPath: "kubectl",
-        kubeconfig: "/k",
-        vxlanVni: 4096,
-        vxlanPort: 4789,
-      },
+      writeContext({ calicoctlPath: "calicoctl", kubectlPath: "kubectl", kubeconfig: "/k" }),
       { durationSeconds: 30, maxWatchSeconds: 60, pollSeconds: 1 },
       () => undefined,
     );

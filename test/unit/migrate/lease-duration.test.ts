@@ -13,6 +13,7 @@ import type { Write } from "../../../src/calico/plan/plan.js";
 import { realIo } from "../../../src/migrate/io.js";
 import { leaseDurationSeconds, lockTiming } from "../../../src/migrate/lease-duration.js";
 import { RecordedPoll } from "../../support/recorded-poll.js";
+import { writeContext } from "../../support/builders.js";
 
 const OPTIONS = {
   client: "kubectl" as const,
@@ -24,13 +25,11 @@ const OPTIONS = {
 };
 /** calico_encap_migrate's defaults. */
 const PARAMS = { command_timeout: 60, wait_sleep: 2, wait_timeout: 600 };
-const WRITE_CONTEXT = {
+const WRITE_CONTEXT = writeContext({
   calicoctlPath: "calicoctl",
   kubectlPath: "kubectl",
   kubeconfig: OPTIONS.kubeconfig,
-  vxlanVni: 4096,
-  vxlanPort: 4789,
-};
+});
 
 type Lease = { metadata: { resourceVersion: string }; spec: Record<string, unknown> };
 

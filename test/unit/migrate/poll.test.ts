@@ -8,6 +8,7 @@ import type { BatchCommand, CommandResult, RunOptions } from "../../../src/clust
 import { realIo } from "../../../src/migrate/io.js";
 import { RecordedPoll } from "../../support/recorded-poll.js";
 import { rejection } from "../../support/rejection.js";
+import { writeContext } from "../../support/builders.js";
 
 const OPTIONS = {
   client: "kubectl" as const,
@@ -87,13 +88,11 @@ function ioFor(cluster: Cluster): ReturnType<typeof realIo> {
   return realIo(
     cluster,
     OPTIONS,
-    {
+    writeContext({
       calicoctlPath: "calicoctl",
       kubectlPath: "kubectl",
       kubeconfig: OPTIONS.kubeconfig,
-      vxlanVni: 4096,
-      vxlanPort: 4789,
-    },
+    }),
     { durationSeconds: 75, maxWatchSeconds: 600, pollSeconds: 2 },
     () => undefined,
   );

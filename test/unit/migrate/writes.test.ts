@@ -1,7 +1,6 @@
 import { expect } from "chai";
 import { formatHolder, leaseObject, leaseState, pidHere } from "../../../src/cluster/lease.js";
 import type { Json } from "../../../src/cluster/decode.js";
-import type { WriteContext } from "../../../src/cluster/write.js";
 import { commandsFor, daemonSetPatch } from "../../../src/cluster/write.js";
 import { migrationDiff } from "../../../src/migrate/diff.js";
 import { targetFromOptions } from "../../../src/calico/shared/kubespray.js";
@@ -11,15 +10,9 @@ import { inPlaceWindowWarning } from "../../../src/calico/shared/tunnel-pool.js"
 import { start } from "../../support/sim-cluster.js";
 import { asBackend, podsBackend } from "../../../src/calico/shared/routing.js";
 import { targetOf } from "../../../src/migrate/executor.js";
+import { writeContext } from "../../support/builders.js";
 
-const CTX: WriteContext = {
-  client: "calicoctl",
-  calicoctlPath: "/usr/local/bin/calicoctl.sh",
-  kubectlPath: "/usr/local/bin/kubectl",
-  kubeconfig: "/etc/kubernetes/admin.conf",
-  vxlanVni: 4096,
-  vxlanPort: 4789,
-};
+const CTX = writeContext();
 
 describe("migration writes", () => {
   it("warns of the in-place window when a pool moves into VXLAN without tunnel_pool_cidr, and only then", () => {
