@@ -272,9 +272,12 @@ describe("calico_encap_migrate killed during each step and each wait, then re-ru
     expect(writeSteps("to VXLAN, tunnel pool")[1]).to.match(
       /^Create IPPool default-pool-vxlan-tunnel \(172\.30\.0\.0\/24/,
     );
-    expect(writeSteps("to IPIP, tunnel pool")).to.include(
-      "Create IPPool default-pool-ipip-tunnel (172.30.1.0/24, IPIP, Tunnel only) and wait until every node has its IPIP tunnel address from it",
-    );
+    // ipip_tunnel_pool_cidr is Felix's path (programClusterRoutes, Calico >= 3.31); before, the way into IPIP
+    // keeps BIRD's path and makes no IPIP tunnel pool (LAB_CALICO=v3.22.0).
+    if (hasClusterRoutes(LAB_CALICO))
+      expect(writeSteps("to IPIP, tunnel pool")).to.include(
+        "Create IPPool default-pool-ipip-tunnel (172.30.1.0/24, IPIP, Tunnel only) and wait until every node has its IPIP tunnel address from it",
+      );
     // Every write of every path is killed; every wait too, the in-place VXLAN waits within the tunnel pool's path.
     const all: Direction[] = [
       "to VXLAN",

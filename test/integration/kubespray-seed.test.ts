@@ -354,6 +354,7 @@ describe("The seed's users: a Kubespray v2.18.2 cluster, v2.19.1's own check and
     });
 
     it("without the preflight, Kubespray's check passes, its role switches the backend, BIRD stops, and a node that loses its routes stays cut off", async () => {
+      const roleStarted = Date.now();
       const r = await runKubespray(lab, {
         release: "v2.19.1",
         vars: POOL_PINNED,
@@ -398,7 +399,7 @@ describe("The seed's users: a Kubespray v2.18.2 cluster, v2.19.1's own check and
         for (const node of ["node-1", "node-2", "node-3"]) {
           expect(await hasVxlanDevice(node), `${node} has no vxlan.calico`).to.equal(false);
           expect(
-            felixMissingDevice(lab.state, node, "vxlan.calico"),
+            felixMissingDevice(lab.state, node, "vxlan.calico", roleStarted),
             `${node}'s Felix ${calico} looks for no vxlan.calico`,
           ).to.deep.equal([]);
         }

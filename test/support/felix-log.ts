@@ -7,8 +7,13 @@ import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 /** "Completed first update to dataplane": a Felix that started has programmed the dataplane once. */
-const FIRST_UPDATE =
-  /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}\.\d+) .*Completed first update to dataplane/;
+const FIRST_UPDATE = "Completed first update to dataplane";
+
+/** When Felix logged a line (its local time, which Date.parse reads as local), or NaN. */
+function loggedAt(line: string): number {
+  const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}\.\d+) /.exec(line);
+  return m ? Date.parse(`${m[1]}T${m[2]}`) : NaN;
+}
 
 /** The felix.log files of the node's calico-node pods, newest pod first. */
 function felixLogFiles(state: string, node: string): string[] {
@@ -35,9 +40,8 @@ export function felixProgrammedSince(state: string, node: string, sinceMs: numbe
   if (log === null) return null;
   let last: number | null = null;
   for (const line of log.split("\n")) {
-    const m = FIRST_UPDATE.exec(line);
-    if (!m) continue;
-    const at = Date.parse(`${m[1]}T${m[2]}`);
+    if (!line.includes(FIRST_UPDATE)) continue;
+    const at = loggedAt(line);
     if (at >= sinceMs) last = at;
   }
   return last;
@@ -63,11 +67,17 @@ export function felixRestartedSince(state: string, node: string, sinceMs: number
 }
 
 /**
- * The lines in which any of the node's Felixes could not find a device its route tables manage (Felix's route_table.go:
- * "Failed to get link attributes ... interface not present ifaceRegex=..."): the seed's symptom on Felix before v3.23,
- * whose VXLAN route table looks for vxlan.calico once FelixConfiguration says vxlanEnabled, pool or not.
+ * The lines, logged at or after `sinceMs`, in which any of the node's Felixes could not find a device its route
+ * tables manage (Felix's route_table.go: "Failed to get link attributes ... interface not present ifaceRegex=..."):
+ * the seed's symptom on Felix before v3.23, whose VXLAN route table looks for vxlan.calico once FelixConfiguration
+ * says vxlanEnabled, pool or not. (A migration into VXLAN shows it too, briefly: between vxlanEnabled and the VTEP.)
  */
-export function felixMissingDevice(state: string, node: string, device: string): string[] {
+export function felixMissingDevice(
+  state: string,
+  node: string,
+  device: string,
+  sinceMs: number,
+): string[] {
   const iface = `ifaceRegex="^${device}$"`;
   return felixLogFiles(state, node)
     .flatMap((f) => readFileSync(f, "utf8").split("\n"))
@@ -75,6 +85,7 @@ export function felixMissingDevice(state: string, node: string, device: string):
       (l) =>
         l.includes("Failed to get link attributes") &&
         l.includes("interface not present") &&
-        l.includes(iface),
+        l.includes(iface) &&
+        loggedAt(l) >= sinceMs,
     );
 }
