@@ -6,7 +6,8 @@
 # Also installs the Debian packages the lab needs when they are missing.
 # Env: LAB_BUILD_JOBS (go build -p, default 2), LAB_BUILD_ONLY="etcd kubectl" (subset),
 # LAB_CALICO=v3.30.1 (lib.sh): Calico v3.30.1's calicoctl, calico-node and CNI plugin into bin-v3.30.1/ instead of
-# v3.31.0's into bin/ (etcd and Kubernetes stay in bin/, linked from bin-v3.30.1/); likewise LAB_CALICO=v3.22.0 into
+# v3.31.0's into bin/ (etcd and Kubernetes stay in bin/, linked from bin-v3.30.1/); likewise LAB_CALICO=v3.29.0 into
+# bin-v3.29.0/ (issue 36 step 4: release-v3.29's b559a703e1c0, the only v3.29 the module proxy serves), v3.22.0 into
 # bin-v3.22.0/ and LAB_CALICO=v3.21.4 into bin-v3.21.4/ (issue 36); LAB_KUBERNETES=v1.24 (lib.sh): kube-apiserver,
 # kube-controller-manager and kube-scheduler v1.24.17 into bin-k8s-v1.24.17/, the lab's bin dir of links <Calico's>+k8s-v1.24/.
 set -euo pipefail
@@ -50,7 +51,7 @@ targets() {
 	else
 		# Before v3.31 each component has version variables of its own: the -X flags of v3.30.1's calicoctl/Makefile,
 		# node/Makefile and cni-plugin/Makefile (calico-node's startup writes startup.VERSION into ClusterInformation);
-		# v3.22.0's and v3.21.4's Makefiles set the same variables.
+		# v3.29's (b559a703e1c0), v3.22.0's and v3.21.4's Makefiles set the same variables.
 		calicoctl_ldflags="-X $c/calicoctl/calicoctl/commands.VERSION=$CALICO_RELEASE -X $c/calicoctl/calicoctl/commands.GIT_REVISION=$calico_rev -X $c/calicoctl/calicoctl/commands/common.VERSION=$CALICO_RELEASE -X main.VERSION=$CALICO_RELEASE"
 		node_ldflags="-X $c/node/pkg/lifecycle/startup.VERSION=$CALICO_RELEASE -X $c/node/buildinfo.GitVersion=$CALICO_RELEASE -X $c/node/buildinfo.GitRevision=$calico_rev"
 		cni_ldflags="-X main.VERSION=$CALICO_RELEASE"

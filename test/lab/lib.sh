@@ -15,10 +15,17 @@ export GONOSUMDB=github.com/projectcalico
 export GOTOOLCHAIN=local
 
 # The Calico the lab builds and runs (calicoctl, calico-node, the CNI plugin, its CRDs and confd templates):
-# LAB_CALICO=v3.31.0 (the default), v3.30.1, v3.22.0 or v3.21.4. The Go module version is a pseudo-version (the
-# module path has no /v3), so each release name is written here by hand: the commit b1f3c43f8437 carries manifests
-# with image tags v3.31.0, 393b14e729a6 with v3.30.1; a86e41d021c4 is the v3.22.0 tag, 220d04c9429e the v3.21.4
-# tag. v3.31.0's calicoctl and calico-node are built from two wrappers into bin/; another release's three binaries
+# LAB_CALICO=v3.31.0 (the default), v3.30.1, v3.29.0, v3.22.0 or v3.21.4. The Go module version is a pseudo-version
+# (the module path has no /v3), so each release name is written here by hand: b1f3c43f8437 is the v3.31.0 tag,
+# 393b14e729a6 the v3.30.1 tag, a86e41d021c4 the v3.22.0 tag, 220d04c9429e the v3.21.4 tag; b559a703e1c0 is no tag
+# but release-v3.29 five commits past the v3.29.0 tag, its manifests carrying image tags v3.29.0.
+# Why these (issue 36 step 4, asked 2026-12-06, test/bench/FIGURES.md): the Go module proxy serves no other patch
+# release of the minors Kubespray's maintained releases deploy. v3.29.0-v3.29.7, v3.30.0 and v3.30.2-v3.30.7,
+# v3.31.1-v3.31.7 (each tag's commit as v0.0.0-<commit time UTC>-<12 hex>, and as Go's own
+# v1.11.0-cni-plugin.0.<time>-<hash>) and the heads of release-v3.29/30/31 all answer 403. So Kubespray v2.28.1
+# (Calico v3.29.5) runs on v3.29.0 (b559a703e1c0), v2.30.0 (v3.30.6) on v3.30.1 and v2.31.0 (v3.31.5) on v3.31.0:
+# no Felix the lab can build has the fix for calico#11323 (v3.30.5+, v3.31.3+).
+# v3.31.0's calicoctl and calico-node are built from two wrappers into bin/; another release's three binaries
 # from one wrapper into bin-<release>/, beside links to bin/'s etcd and Kubernetes. v3.22.0 (the minor Kubespray
 # v2.19.1 deploys) and v3.21.4 (the seed reporter's calico/node) run only with LAB_KUBERNETES=v1.24 (below; issue 36):
 # their Felix lists discovery.k8s.io/v1beta1 EndpointSlices, which v1.35.4's apiserver does not serve.
@@ -30,6 +37,10 @@ v3.30.1)
 	CALICO_RELEASE=v3.30.1 CALICOCTL_WRAPPER=calico-node-v3.30 CALICO_NODE_WRAPPER=calico-node-v3.30
 	LAB_BIN=$LAB_CACHE/bin-v3.30.1
 	;;
+v3.29.0)
+	CALICO_RELEASE=v3.29.0 CALICOCTL_WRAPPER=calico-node-v3.29 CALICO_NODE_WRAPPER=calico-node-v3.29
+	LAB_BIN=$LAB_CACHE/bin-v3.29.0
+	;;
 v3.22.0)
 	CALICO_RELEASE=v3.22.0 CALICOCTL_WRAPPER=calico-node-v3.22 CALICO_NODE_WRAPPER=calico-node-v3.22
 	LAB_BIN=$LAB_CACHE/bin-v3.22.0
@@ -39,7 +50,7 @@ v3.21.4)
 	LAB_BIN=$LAB_CACHE/bin-v3.21.4
 	;;
 *)
-	echo "LAB_CALICO must be v3.31.0 (the default), v3.30.1, v3.22.0 or v3.21.4 (the last two with LAB_KUBERNETES=v1.24), got '$LAB_CALICO'" >&2
+	echo "LAB_CALICO must be v3.31.0 (the default), v3.30.1, v3.29.0, v3.22.0 or v3.21.4 (the last two with LAB_KUBERNETES=v1.24), got '$LAB_CALICO'" >&2
 	exit 2
 	;;
 esac
