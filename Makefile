@@ -247,7 +247,7 @@ test-molecule: setup lab-build
 	bash molecule/run-all.sh
 
 # Records real calicoctl and kubectl output from the lab as unit-test fixtures.
-fixtures: setup lab-build
+fixtures: setup lab-build seed-era-build
 	bash test/lab/record-fixtures.sh
 
 # A second lab slot (state folder, ports, bridge, namespaces, underlay), so two stages that start labs run at once.

@@ -511,12 +511,17 @@ dataplane_status() {
 # calico-node on the data-plane nodes' namespaces. standin: the TypeScript model (test/lab/standin), kept only for
 # control-plane-only simulations of many nodes (LAB_DATAPLANE=0) and for the pre-3.23 profile (no calico-node
 # older than the v3.30.1 the lab builds). none: nothing plays the nodes (LAB_STANDIN=0). LAB_CALICO_NODE overrides.
+# Whether the lab's own Calico is older than v3.23 (LAB_CALICO=v3.22.0 or v3.21.4, lib.sh): then the pre-3.23 profile
+# runs the real calico-node of that release, not the stand-in that plays one on a later Calico.
+calico_before_3_23() {
+	case $CALICO_RELEASE in v3.21.* | v3.22.*) return 0 ;; *) return 1 ;; esac
+}
 calico_node_mode() {
 	if [ -n "${LAB_CALICO_NODE:-}" ]; then echo "$LAB_CALICO_NODE"; return; fi
 	if [ "${LAB_STANDIN:-1}" = 0 ]; then echo none; return; fi
 	if { [ "$LAB_PROFILE" = uninstalled ] || [ -n "${LAB_KUBESPRAY_INSTALL:-}" ]; } && [ "${LAB_DATAPLANE:-1}" != 0 ]; then
 		echo real
-	elif [ "${LAB_DATAPLANE:-1}" = 0 ] || [ "$LAB_PROFILE" = pre-3.23 ] || [ "$CALICO_WITH_CALICO" != yes ]; then
+	elif [ "${LAB_DATAPLANE:-1}" = 0 ] || { [ "$LAB_PROFILE" = pre-3.23 ] && ! calico_before_3_23; } || [ "$CALICO_WITH_CALICO" != yes ]; then
 		echo standin
 	else
 		echo real

@@ -36,9 +36,16 @@ COMMANDS=(
 	"kubectl-get-nodes|kubectl get nodes -o json"
 )
 
+# pre-3.23 is recorded on the seed era's real Calico, v3.22.0 on kube-apiserver v1.24.17 (make seed-era-build), whose
+# calico-node runs for real there (lab.sh); its version variables go to that profile's lab alone.
+profile_env() {
+	if [ "$1" = pre-3.23 ]; then echo "LAB_CALICO=${LAB_CALICO_PRE_323:-v3.22.0} LAB_KUBERNETES=v1.24"; fi
+}
+
 record_profile() {
 	local profile=$1 out=$OUT_ROOT/$1 entry name cmd input rc manifest='[]' stdout stderr
-	bash "$LAB_DIR/lab.sh" up "$profile"
+	# shellcheck disable=SC2046 # profile_env prints VAR=value words
+	env $(profile_env "$profile") bash "$LAB_DIR/lab.sh" up "$profile"
 	# shellcheck disable=SC1091
 	(
 		source "$LAB_STATE/env"
@@ -61,7 +68,7 @@ record_profile() {
 					+ (if $input == "" then {} else {stdin: $input} end)]' <<<"$manifest")
 		done
 		jq -n --arg profile "$profile" --argjson nodes "$NODES" --argjson commands "$manifest" \
-			--arg calicoctl "$CALICO_RELEASE" --arg k8s "$K8S_VERSION" --arg etcd "$ETCD_VERSION" '{
+			--arg calicoctl "$LAB_CALICO_RELEASE" --arg k8s "$(kubectl version -o json | jq -r .serverVersion.gitVersion)" --arg etcd "$ETCD_VERSION" '{
 			profile: $profile, nodes: $nodes,
 			versions: {calicoctl: $calicoctl, kubernetes: $k8s, etcd: $etcd},
 			commands: $commands}' >"$out/commands.json"
