@@ -14,7 +14,7 @@ MOCHA := mocha --require $(CURDIR)/dist/test/support/chai-config.js --reporter $
 
 -include test/lab/lab.mk
 
-.PHONY: help setup build collection changelog generate check-generated lint test-unit test-ansible test-ansible-versions venvs test-collection test-integration seed-era-build test-seed-era test-cluster-routes test-lab-queue test-lab-slot test-molecule test test-full test-tier test-times bench fixtures demo clean
+.PHONY: help setup build collection changelog generate check-generated lint test-unit test-ansible test-ansible-versions venvs test-collection test-integration seed-era-build test-seed-era test-cluster-routes test-lab-queue test-lab-slot test-molecule test test-full test-tier test-times bench bench-scale fixtures demo clean
 
 help:
 	@echo "make setup            npm ci, build, Python virtualenv (.venv) with ansible-core, molecule, ansible-lint, the collection"
@@ -27,6 +27,7 @@ help:
 	@echo "make test-full        the same with every tour pair, interrupt chain and Kubespray Ansible version"
 	@echo "make test-times       the last run's stages and test files with their durations"
 	@echo "make bench            timings of one check process on fixtures"
+	@echo "make bench-scale      the check and a migration poll at 3, 100 and 1000 nodes (kwok on the lab; not in make test)"
 
 $(STAMPS):
 	mkdir -p $@
@@ -315,6 +316,12 @@ demo: setup lab-build
 
 bench: build
 	node dist/test/bench/check.bench.js
+
+# Issue 40: the check and one migration poll at 3, 100 and 1000 nodes (BENCH_SIZES), kwok's simulated nodes on a lab
+# of Kubespray v2.18.2's Calico (test/bench/scale.sh; FIGURES.md). Not part of make test. Brings its lab up and down.
+bench-scale: build lab-build
+	rc=0; bash test/lab/lab.sh up kubespray-2.18 && . $${LAB_STATE:-$(CURDIR)/.lab}/env && bash test/bench/scale.sh \
+		|| rc=$$?; bash test/lab/lab.sh down; exit $$rc
 
 clean:
 	rm -rf dist .cache
