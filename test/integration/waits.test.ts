@@ -3,6 +3,7 @@
 // verbosity 1, so the test acts on its progress lines as they come.
 
 import { expect } from "chai";
+import { execa } from "execa";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,7 @@ import {
   labUp,
   migrateArgs,
   nodesStatus,
+  proberDrops,
   readProber,
   resetProber,
   startProber,
@@ -158,60 +160,84 @@ describe("calico_encap_migrate's waits on the lab", function () {
       31000,
       () => resetProber(lab), // Felix already moved the routes into VXLAN: count from here
     );
-    const rollback = await readProber(lab);
-    console.log(
-      `      Felix's path, from the pause after the pool switch to the end of the rollback: ${rollback.lost} of ${rollback.sent} probes lost, longest gap ${rollback.longest_gap_ms} ms`,
-    );
-    const log = `${r.msg}\n${lines.join("\n")}`;
-    expect(r.failed, log).to.equal(true);
-    expect(r.rolled_back, log).to.equal(true);
-    expect(r.msg).to.match(
-      /^step "Switch IPPool default-pool[^"]*" did not converge within wait_timeout: /,
-    );
-    expect(r.msg).to.include("but for programClusterRoutes, left Enabled (see the warning)");
-    expect(r.warnings?.join("\n")).to.include(
-      "The rollback left programClusterRoutes: Enabled in FelixConfiguration default",
-    );
-    const felix = JSON.parse(
+    // Whatever this test asserts, the next one starts where the file expects it: IPIP, no tunnel pool, and
+    // programClusterRoutes unset (a failure here once left the tunnel pool, and the next plan lacked its step).
+    try {
+      const rollback = await readProber(lab);
+      console.log(
+        `      Felix's path, from the pause after the pool switch to the end of the rollback: ${rollback.lost} of ${rollback.sent} probes lost, longest gap ${rollback.longest_gap_ms} ms`,
+      );
+      const log = `${r.msg}\n${lines.join("\n")}`;
+      expect(r.failed, log).to.equal(true);
+      expect(r.rolled_back, log).to.equal(true);
+      expect(r.msg).to.match(
+        /^step "Switch IPPool default-pool[^"]*" did not converge within wait_timeout: /,
+      );
+      expect(r.msg).to.include("but for programClusterRoutes, left Enabled (see the warning)");
+      expect(r.warnings?.join("\n")).to.include(
+        "The rollback left programClusterRoutes: Enabled in FelixConfiguration default",
+      );
+      const felix = JSON.parse(
+        await kubectl(
+          lab,
+          "get",
+          "felixconfigurations.crd.projectcalico.org",
+          "default",
+          "-o",
+          "json",
+        ),
+      ) as { spec: { programClusterRoutes?: string } };
+      expect(felix.spec.programClusterRoutes).to.equal("Enabled");
+      const pool = JSON.parse(
+        await calicoctl(lab, "get", "ippool", "default-pool", "-o", "json"),
+      ) as {
+        spec: { ipipMode: string; vxlanMode: string };
+      };
+      expect(pool.spec).to.deep.include({ ipipMode: "Always", vxlanMode: "Never" });
+      expect(rollback.sent, "probes were sent through the rollback").to.be.above(5000);
+      expect(
+        rollback.lost,
+        `Felix's path rolls back without a lost probe; by pair ${JSON.stringify(
+          Object.fromEntries(
+            rollback.pairs.filter((x) => x.lost > 0).map((x) => [`${x.from} -> ${x.to}`, x.lost]),
+          ),
+        )}, first at ${rollback.first_lost_at ?? "-"}${proberDrops(rollback)}`,
+      ).to.equal(0);
+
+      // The order the rollback used to end with, by hand: programClusterRoutes unset while the pool uses IPIP.
+      await resetProber(lab);
       await kubectl(
         lab,
-        "get",
+        "patch",
         "felixconfigurations.crd.projectcalico.org",
         "default",
-        "-o",
-        "json",
-      ),
-    ) as { spec: { programClusterRoutes?: string } };
-    expect(felix.spec.programClusterRoutes).to.equal("Enabled");
-    const pool = JSON.parse(
-      await calicoctl(lab, "get", "ippool", "default-pool", "-o", "json"),
-    ) as {
-      spec: { ipipMode: string; vxlanMode: string };
-    };
-    expect(pool.spec).to.deep.include({ ipipMode: "Always", vxlanMode: "Never" });
-    expect(rollback.sent, "probes were sent through the rollback").to.be.above(5000);
-    expect(rollback.lost, "Felix's path rolls back without a lost probe").to.equal(0);
-
-    // The order the rollback used to end with, by hand: programClusterRoutes unset while the pool uses IPIP.
-    await resetProber(lab);
-    await kubectl(
-      lab,
-      "patch",
-      "felixconfigurations.crd.projectcalico.org",
-      "default",
-      "--type",
-      "merge",
-      "-p",
-      JSON.stringify({ spec: { programClusterRoutes: null } }),
-    );
-    await new Promise((res) => setTimeout(res, 15000));
-    const unset = await readProber(lab);
-    console.log(
-      `      then programClusterRoutes unset by hand (the rollback's old last write): ${unset.lost} of ${unset.sent} probes lost over 15 s, longest gap ${unset.longest_gap_ms} ms`,
-    );
-    // Printed, not bounded: the old order's cost, measured beside the new one (BIRD's 2 s kernel scan or less).
-    expect(unset.sent, "probes were sent after the unset").to.be.above(5000);
-    await calicoctl(lab, "delete", "ippool", "default-pool-vxlan-tunnel");
+        "--type",
+        "merge",
+        "-p",
+        JSON.stringify({ spec: { programClusterRoutes: null } }),
+      );
+      await new Promise((res) => setTimeout(res, 15000));
+      const unset = await readProber(lab);
+      console.log(
+        `      then programClusterRoutes unset by hand (the rollback's old last write): ${unset.lost} of ${unset.sent} probes lost over 15 s, longest gap ${unset.longest_gap_ms} ms`,
+      );
+      // Printed, not bounded: the old order's cost, measured beside the new one (BIRD's 2 s kernel scan or less).
+      expect(unset.sent, "probes were sent after the unset").to.be.above(5000);
+    } finally {
+      await execa(lab.calicoctlSh, ["delete", "ippool", "default-pool-vxlan-tunnel"], {
+        reject: false,
+      });
+      await kubectl(
+        lab,
+        "patch",
+        "felixconfigurations.crd.projectcalico.org",
+        "default",
+        "--type",
+        "merge",
+        "-p",
+        JSON.stringify({ spec: { programClusterRoutes: null } }),
+      );
+    }
   });
 
   // A plan refused after the first write rolls back (issue 37 item 5): a Node joins while Felix restarts after the
