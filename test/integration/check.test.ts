@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import type { TaskResult } from "../support/ansible.js";
 import { runTask } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
-import { labDown, labUp, resourceVersions } from "../support/lab.js";
+import { checkArgs, labDown, labUp, resourceVersions } from "../support/lab.js";
 
 const PINNED_218 = {
   ipip_mode: "Always",
@@ -20,9 +20,7 @@ const PINNED_218 = {
 function labArgs(lab: Lab, client: "calicoctl" | "kubectl"): Record<string, string> {
   return {
     datastore_client: client,
-    calicoctl_path: lab.calicoctlSh,
-    kubectl_path: lab.kubectl,
-    kubeconfig: lab.kubeconfig,
+    ...checkArgs(lab),
   };
 }
 

@@ -20,6 +20,7 @@ import { labIpv6RouteResyncs, unexplainedIpv6Outages } from "../support/route-re
 import { execa } from "execa";
 import type { ProberFigures, StepTiming } from "../support/lab.js";
 import {
+  checkArgs,
   expectLossInPoolSwitch,
   familyFigures,
   labDown,
@@ -168,11 +169,7 @@ describe("calico_encap_migrate on a dual-stack cluster", function () {
   });
   after(labDown);
 
-  const datastore = (): Record<string, unknown> => ({
-    calicoctl_path: lab.calicoctlSh,
-    kubectl_path: lab.kubectl,
-    kubeconfig: lab.kubeconfig,
-  });
+  const datastore = (): Record<string, unknown> => checkArgs(lab);
   const migrate = async (target: Record<string, unknown>) =>
     (
       await runTask({

@@ -21,6 +21,7 @@ import { hasClusterRoutes } from "../../src/calico/shared/cluster-routes.js";
 import { TAKEOVER_STEP, labBirdRewrites } from "../support/bird-rewrites.js";
 import {
   expectNoLoss,
+  felixDefaultSpec,
   kubectl,
   labDown,
   labUp,
@@ -29,6 +30,7 @@ import {
   readProber,
   resetProber,
   nodesStatus,
+  patchFelixDefault,
   startProber,
   waitUntil,
 } from "../support/lab.js";
@@ -158,22 +160,13 @@ async function dropTunnelPool(lab: Lab, d: Direction): Promise<void> {
  */
 async function pinFelix(lab: Lab, d: Direction): Promise<void> {
   const ipip = STATES[d].from[0].startsWith("IPIP");
-  const felix = JSON.parse(
-    await kubectl(lab, "get", "felixconfigurations.crd.projectcalico.org", "default", "-o", "json"),
-  ) as { spec: { programClusterRoutes?: string } };
-  await kubectl(
-    lab,
-    "patch",
-    "felixconfigurations.crd.projectcalico.org",
-    "default",
-    "--type",
-    "merge",
-    "-p",
-    JSON.stringify({
-      spec: { ipipEnabled: ipip, vxlanEnabled: !ipip, programClusterRoutes: null },
-    }),
-  );
-  if (felix.spec.programClusterRoutes === undefined) return;
+  const before = await felixDefaultSpec(lab);
+  await patchFelixDefault(lab, {
+    ipipEnabled: ipip,
+    vxlanEnabled: !ipip,
+    programClusterRoutes: null,
+  });
+  if (before.programClusterRoutes === undefined) return;
   await waitUntil(
     "3 s without a lost probe after programClusterRoutes was unset",
     async () => {

@@ -12,6 +12,7 @@ import { REPO, runTask } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
 import { TIER } from "../support/tier.js";
 import {
+  checkArgs,
   faultsFile,
   hasVxlanDevice,
   kubectl,
@@ -99,9 +100,7 @@ describe("calico_encap_migrate on the lab", function () {
     const check = (
       await runTask({
         calico_pool_check: {
-          calicoctl_path: lab.calicoctlSh,
-          kubectl_path: lab.kubectl,
-          kubeconfig: lab.kubeconfig,
+          ...checkArgs(lab),
           ...KUBESPRAY_219,
         },
       })
@@ -234,9 +233,7 @@ describe("calico_encap_migrate on the lab", function () {
     expect(back.failed, back.msg).to.not.equal(true);
     const before = await runTask({
       calico_pool_check: {
-        calicoctl_path: lab.calicoctlSh,
-        kubectl_path: lab.kubectl,
-        kubeconfig: lab.kubeconfig,
+        ...checkArgs(lab),
         ...TO_VXLAN,
       },
     });
@@ -253,9 +250,7 @@ describe("calico_encap_migrate on the lab", function () {
     }
     const after = await runTask({
       calico_pool_check: {
-        calicoctl_path: lab.calicoctlSh,
-        kubectl_path: lab.kubectl,
-        kubeconfig: lab.kubeconfig,
+        ...checkArgs(lab),
         ...TO_VXLAN,
       },
     });

@@ -19,6 +19,7 @@ import type { Lab, ProberFigures } from "../support/lab.js";
 import { labBirdRewrites } from "../support/bird-rewrites.js";
 import { monitorLog } from "../support/monitor-logs.js";
 import {
+  checkArgs,
   calicoctl,
   hasVxlanDevice,
   kubectl,
@@ -217,9 +218,7 @@ describe("the real calico-node in the lab", function () {
     const check = (
       await runTask({
         calico_pool_check: {
-          calicoctl_path: lab.calicoctlSh,
-          kubectl_path: lab.kubectl,
-          kubeconfig: lab.kubeconfig,
+          ...checkArgs(lab),
           pool_blocksize: 24,
           ...TO_VXLAN,
         },

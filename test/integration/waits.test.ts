@@ -7,16 +7,21 @@ import { execa } from "execa";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { labAddressFlushes, unexplainedByFlushes } from "../support/address-flushes.js";
 import { runTask } from "../support/ansible.js";
 import type { Lab } from "../support/lab.js";
 import { runActing, runPausing } from "../support/module-process.js";
 import {
+  checkArgs,
   calicoctl,
+  felixDefaultSpec,
   kubectl,
   labDown,
   labUp,
+  lostByPair,
   migrateArgs,
   nodesStatus,
+  patchFelixDefault,
   proberDrops,
   readProber,
   resetProber,
@@ -32,9 +37,7 @@ const POOL_WAIT = /calico-encap: step 2\/4 'Switch IPPool default-pool.*: .* \(\
 async function checkCluster(lab: Lab, target: Record<string, unknown>): Promise<unknown> {
   const r = await runTask({
     calico_pool_check: {
-      calicoctl_path: lab.calicoctlSh,
-      kubectl_path: lab.kubectl,
-      kubeconfig: lab.kubeconfig,
+      ...checkArgs(lab),
       ...target,
     },
   });
@@ -143,9 +146,11 @@ describe("calico_encap_migrate's waits on the lab", function () {
   });
 
   // Felix's path (Calico v3.31, tunnel_pool_cidr): the pool switch is Felix's RouteReplace both ways, so a rollback
-  // after it loses nothing, if it does not end by turning programClusterRoutes off while the pool uses IPIP again
-  // (Felix would delete its routes and BIRD re-add them only at its 2 s kernel scan; issue 37 item 6).
-  it("on Felix's path, rolls back after the pool switch losing no probe, and leaves programClusterRoutes on", async () => {
+  // after it loses nothing at the switch, if it does not end by turning programClusterRoutes off while the pool uses
+  // IPIP again (Felix would delete its routes and BIRD re-add them only at its 2 s kernel scan; issue 37 item 6).
+  // The way back has no IPIP tunnel pool: each node gets a new IPIP tunnel address after Felix already routes via
+  // tunl0, and when Felix swaps tunl0's address the kernel drops tunl0's routes for a few ms (address-flushes.ts).
+  it("on Felix's path, rolls back after the pool switch losing no probe but at tunl0's address swap, and leaves programClusterRoutes on", async () => {
     const tunnel = "172.30.0.0/24";
     await startProber(lab);
     await resetProber(lab);
@@ -177,17 +182,7 @@ describe("calico_encap_migrate's waits on the lab", function () {
       expect(r.warnings?.join("\n")).to.include(
         "The rollback left programClusterRoutes: Enabled in FelixConfiguration default",
       );
-      const felix = JSON.parse(
-        await kubectl(
-          lab,
-          "get",
-          "felixconfigurations.crd.projectcalico.org",
-          "default",
-          "-o",
-          "json",
-        ),
-      ) as { spec: { programClusterRoutes?: string } };
-      expect(felix.spec.programClusterRoutes).to.equal("Enabled");
+      expect((await felixDefaultSpec(lab)).programClusterRoutes).to.equal("Enabled");
       const pool = JSON.parse(
         await calicoctl(lab, "get", "ippool", "default-pool", "-o", "json"),
       ) as {
@@ -195,27 +190,22 @@ describe("calico_encap_migrate's waits on the lab", function () {
       };
       expect(pool.spec).to.deep.include({ ipipMode: "Always", vxlanMode: "Never" });
       expect(rollback.sent, "probes were sent through the rollback").to.be.above(5000);
+      // The one loss allowed: the probes routed while a node's tunl0 routes were gone because Felix, restarted for
+      // the node's new IPIP tunnel address, deleted tunl0's old one (address-flushes.ts), each within that gap's
+      // measured width at its pair's rate.
+      const flushes = labAddressFlushes(lab.state);
+      const u = unexplainedByFlushes(rollback, flushes);
+      console.log(
+        `      ${u.explained} probe(s) lost while tunl0's routes were gone with its old address (${flushes.length} route(s) dropped, ${flushes.map((f) => `${f.node} ${f.destination} ${(f.addedAt - f.deletedAt).toFixed(1)} ms`).join(", ")})`,
+      );
       expect(
-        rollback.lost,
-        `Felix's path rolls back without a lost probe; by pair ${JSON.stringify(
-          Object.fromEntries(
-            rollback.pairs.filter((x) => x.lost > 0).map((x) => [`${x.from} -> ${x.to}`, x.lost]),
-          ),
-        )}, first at ${rollback.first_lost_at ?? "-"}${proberDrops(rollback)}`,
-      ).to.equal(0);
+        u.complete ? u.outages : [...u.outages, "(more outages than the prober kept)"],
+        `Felix's path rolls back losing no probe but where tunl0's routes went with its old address; by pair ${lostByPair(rollback)}${proberDrops(rollback)}`,
+      ).to.deep.equal([]);
 
       // The order the rollback used to end with, by hand: programClusterRoutes unset while the pool uses IPIP.
       await resetProber(lab);
-      await kubectl(
-        lab,
-        "patch",
-        "felixconfigurations.crd.projectcalico.org",
-        "default",
-        "--type",
-        "merge",
-        "-p",
-        JSON.stringify({ spec: { programClusterRoutes: null } }),
-      );
+      await patchFelixDefault(lab, { programClusterRoutes: null });
       await new Promise((res) => setTimeout(res, 15000));
       const unset = await readProber(lab);
       console.log(
@@ -227,16 +217,7 @@ describe("calico_encap_migrate's waits on the lab", function () {
       await execa(lab.calicoctlSh, ["delete", "ippool", "default-pool-vxlan-tunnel"], {
         reject: false,
       });
-      await kubectl(
-        lab,
-        "patch",
-        "felixconfigurations.crd.projectcalico.org",
-        "default",
-        "--type",
-        "merge",
-        "-p",
-        JSON.stringify({ spec: { programClusterRoutes: null } }),
-      );
+      await patchFelixDefault(lab, { programClusterRoutes: null });
     }
   });
 

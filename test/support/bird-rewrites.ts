@@ -17,7 +17,7 @@
 
 import type { ProberFigures, StepTiming } from "./lab.js";
 import { labMonitorLogs, routeGaps, type RouteGap } from "./monitor-logs.js";
-import { gapsExplain, unexplainedOutages } from "./outages.js";
+import { gapsExplain, PLACE_SLACK_MS, unexplainedOutages } from "./outages.js";
 
 /** One of BIRD's kernel route rewrites on a node: its delete of a route, and its add of the same destination. */
 export type BirdRewrite = RouteGap;
@@ -46,12 +46,8 @@ export function labBirdRewrites(state: string): BirdRewrite[] {
   return labMonitorLogs(state).flatMap(({ node, log }) => birdRewrites(node, log));
 }
 
-/**
- * How far a lost probe's send time may lie from a rewrite, for placing it only: the agent stamps a probe before its
- * event loop sends it, and `ip monitor` stamps a route change when it reads it. How many probes a rewrite may cost
- * is its own measured width (probesInGap), not this.
- */
-export const REWRITE_SLACK_MS = 250;
+/** How far a lost probe's send time may lie from a rewrite, for placing it only (outages.ts). */
+export const REWRITE_SLACK_MS = PLACE_SLACK_MS;
 
 /** The step of Felix's path that turns programClusterRoutes on (plan.ts), where BIRD's rewrites can cost probes. */
 export const TAKEOVER_STEP = /\bprogramClusterRoutes: Enabled\b/;

@@ -81,11 +81,18 @@ export async function labDown(): Promise<void> {
 }
 
 /** The datastore options that reach the lab, with a quick poll for calico_encap_migrate. */
-export function migrateArgs(lab: Lab): Record<string, unknown> {
+/** calico_pool_check's arguments that reach the lab: its calicoctl, kubectl and admin kubeconfig. */
+export function checkArgs(lab: Lab): Record<string, string> {
   return {
     calicoctl_path: lab.calicoctlSh,
     kubectl_path: lab.kubectl,
     kubeconfig: lab.kubeconfig,
+  };
+}
+
+export function migrateArgs(lab: Lab): Record<string, unknown> {
+  return {
+    ...checkArgs(lab),
     wait_sleep: 1,
     wait_timeout: 120,
   };
@@ -95,6 +102,21 @@ export function migrateArgs(lab: Lab): Record<string, unknown> {
 export async function kubectl(lab: Lab, ...args: string[]): Promise<string> {
   const r = await execa(lab.kubectl, ["--kubeconfig", lab.kubeconfig, ...args]);
   return r.stdout;
+}
+
+const FELIX_DEFAULT = ["felixconfigurations.crd.projectcalico.org", "default"];
+
+/** FelixConfiguration default's spec, read with the lab's kubectl. */
+export async function felixDefaultSpec(lab: Lab): Promise<Record<string, unknown>> {
+  const felix = JSON.parse(await kubectl(lab, "get", ...FELIX_DEFAULT, "-o", "json")) as {
+    spec?: Record<string, unknown>;
+  };
+  return felix.spec ?? {};
+}
+
+/** Merges `spec` into FelixConfiguration default (a field set to null is removed), as a user's kubectl would. */
+export async function patchFelixDefault(lab: Lab, spec: Record<string, unknown>): Promise<void> {
+  await kubectl(lab, "patch", ...FELIX_DEFAULT, "--type", "merge", "-p", JSON.stringify({ spec }));
 }
 
 export async function calicoctl(lab: Lab, ...args: string[]): Promise<string> {
@@ -352,6 +374,24 @@ export function expectBelowYardstick(
  * (RcvbufErrors) since the reset. Not subtracted from any count: it tells whether a stalled agent, rather than the
  * network, may have lost the probes.
  */
+/**
+ * The pairs that lost probes, as JSON: per pair (its agents' addresses too, which say which routes a probe and its
+ * echo took) the count and the prober's outages (send times of each run of lost probes), so that a failure can be
+ * placed against the lab's kept logs (Felix's, BIRD's, each node's `ip monitor`).
+ */
+export function lostByPair(p: ProberFigures): string {
+  return JSON.stringify(
+    Object.fromEntries(
+      p.pairs
+        .filter((x) => x.lost > 0)
+        .map((x) => [
+          `${x.from} -> ${x.to} (${x.from_address} -> ${x.to_address})`,
+          { lost: x.lost, outages: x.outages.map((o) => `${o.from}..${o.to}: ${o.lost}`) },
+        ]),
+    ),
+  );
+}
+
 export function proberDrops(p: LossFigures | ProberFigures): string {
   if (!("rcvbuf_errors" in p) || p.rcvbuf_errors === null) return "";
   return `; the agents' sockets dropped ${p.rcvbuf_errors} datagram(s) at a full receive buffer (UDP RcvbufErrors in the nodes' namespaces)`;
@@ -366,11 +406,7 @@ export function proberDrops(p: LossFigures | ProberFigures): string {
  */
 export function expectNoLoss(p: ProberFigures, steps: StepTiming[], rewrites: BirdRewrite[]): void {
   if (p.lost === 0) return;
-  const where = `by step ${JSON.stringify(lossByStep(p, steps))}; by pair ${JSON.stringify(
-    Object.fromEntries(
-      p.pairs.filter((x) => x.lost > 0).map((x) => [`${x.from} -> ${x.to}`, x.lost]),
-    ),
-  )}`;
+  const where = `by step ${JSON.stringify(lossByStep(p, steps))}; by pair ${lostByPair(p)}`;
   const u = unexplainedTakeoverOutages(p, steps, rewrites);
   if (u.explained > 0)
     console.log(

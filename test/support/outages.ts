@@ -54,6 +54,13 @@ export function onPairsWay(gap: RouteGap, o: PlacedLoss): boolean {
 }
 
 /**
+ * How far a lost probe's send time may lie from a route's gap, for placing it only: the agent stamps a probe before
+ * its event loop sends it, and `ip monitor` stamps a route change when it reads it. How many probes a gap may cost
+ * is its own measured width (probesInGap), not this.
+ */
+export const PLACE_SLACK_MS = 250;
+
+/**
  * Whether route gaps explain an outage: each gap on the pair's way (onPairsWay) and within `slackMs` of its lost
  * probes, and no more probes lost than those gaps' measured widths can lose at the pair's rate (probesInGap).
  */
