@@ -87,7 +87,7 @@ export interface CalicoEncapMigrateOptions {
    */
   vxlan_port?: number;
   /**
-   * Seconds to wait for each step's condition (every node's tunnel address, calico-node ready, the rollout done). A read of the cluster that fails during a wait counts as not yet converged until then. When a step times out, the migration rolls back to the state before its first write and verifies it. Nodes calico-node does not run on (outside the calico-node DaemonSet's nodeSelector, affinity or tolerations, or stale Calico Nodes) are not waited on and are named in warnings.
+   * Seconds a step's wait may go without progress towards its condition (every node's tunnel address, calico-node ready, the rollout done): the wait ends wait_timeout after it began or after the last node converged or calico-node pod was updated or became ready, so a roll through many nodes at the DaemonSet's maxUnavailable gets the time it takes. A read of the cluster that fails during a wait counts as not yet converged. When a step times out, the migration rolls back to the state before its first write and verifies it. Nodes calico-node does not run on (outside the calico-node DaemonSet's nodeSelector, affinity or tolerations, or stale Calico Nodes) are not waited on and are named in warnings.
    */
   wait_timeout?: number;
   /**

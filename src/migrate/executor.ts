@@ -9,9 +9,8 @@ import type { ClusterObservation, Target } from "../calico/shared/observation.js
 import type { FelixSet, Step, Write } from "../calico/plan/plan.js";
 import { plan, unsettled } from "../calico/plan/plan.js";
 import { asBackend, podsBackend } from "../calico/shared/routing.js";
-import { nodesToConverge } from "../calico/plan/scheduling.js";
-import { missingTunnels } from "../calico/shared/tunnels.js";
 import { vtepsMovedAtSwitch } from "../calico/plan/vteps.js";
+import { convergedNodes, progressOf } from "../calico/plan/progress.js";
 import {
   clusterRoutesEnabled,
   poolsNeedingClusterRoutes,
@@ -116,11 +115,8 @@ export function targetOf(obs: ClusterObservation, names: readonly string[]): Tar
 
 /** "2 of 3 nodes converged": nodes calico-node runs on that are ready and have every tunnel address they need. */
 function converged(obs: ClusterObservation): string {
-  const nodes = nodesToConverge(obs).converge;
-  const done = nodes.filter(
-    (n) => n.calicoNodeReady && missingTunnels(obs.live.pools, [n]).length === 0,
-  ).length;
-  return `${done} of ${nodes.length} nodes converged`;
+  const { done, of } = convergedNodes(obs);
+  return `${done} of ${of} nodes converged`;
 }
 
 interface Settled {
@@ -151,7 +147,9 @@ async function settle(
   after: AfterWrite = { before: null, write: null },
 ): Promise<Settled> {
   const start = io.clock.now();
-  const deadline = start + o.waitTimeoutSeconds * 1000;
+  /** The wait ends after wait_timeout without progress (progress.ts): from its start, then from each new high. */
+  let progressedAt = start;
+  let best: number | null = null;
   let calm = 0;
   let obs: ClusterObservation | null = null;
   let previous = after.before;
@@ -169,6 +167,9 @@ async function settle(
       obs = p.obs;
       pending.push(...unsettled(obs));
       state = converged(obs);
+      const progress = progressOf(obs);
+      if (best !== null && progress > best) progressedAt = io.clock.now();
+      best = Math.max(best ?? progress, progress);
       const changed = previous ? tunnelsChanged(previous.nodes, obs.nodes) : [];
       if (changed.length)
         restart = laterRestart(restart, restartAfterTunnelChange(changed, io.clock.now()));
@@ -180,12 +181,14 @@ async function settle(
     const felix = felixRestartPending(restart, io.clock.now());
     if (felix) pending.push(felix);
     const seconds = Math.round((io.clock.now() - start) / 1000);
+    const still = Math.round((io.clock.now() - progressedAt) / 1000);
     io.log(
       1,
-      `${label}: ${state} (${seconds} s)${pending.length ? `; waiting for ${pending.join("; ")}` : ""}`,
+      `${label}: ${state} (${seconds} s)${progressedAt > start && pending.length ? `, the last progress ${still} s ago` : ""}${pending.length ? `; waiting for ${pending.join("; ")}` : ""}`,
     );
     calm = pending.length === 0 ? calm + 1 : 0;
-    if (calm >= 2 || io.clock.now() >= deadline) return { obs, pending };
+    if (calm >= 2 || io.clock.now() >= progressedAt + o.waitTimeoutSeconds * 1000)
+      return { obs, pending };
   }
 }
 

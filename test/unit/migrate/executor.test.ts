@@ -213,6 +213,65 @@ describe("calico_encap_migrate executor", () => {
     expect(run.steps.every((s) => s.settled)).to.equal(true);
   });
 
+  /** A cluster whose nodes converge one by one after the pool write: node i at `at[i]` s after it (null: never). */
+  function slowRoll(at: (number | null)[]): { io: SimIo; writesAt: number[] } {
+    const io = new SimIo(start("IPIP Always", "bird", "explicit"), 0);
+    const writesAt: number[] = [];
+    let poolAt: number | null = null;
+    let rolledBack = false;
+    const write = io.write.bind(io);
+    io.write = (w: Write) => {
+      writesAt.push(io.clock.now());
+      if (w.kind === "pool" && poolAt !== null) rolledBack = true;
+      if (w.kind === "pool" && poolAt === null) poolAt = io.clock.now();
+      return write(w);
+    };
+    // Until a second pool write (the rollback's), whose nodes converge at once.
+    io.twist = (obs) => {
+      if (poolAt === null || rolledBack) return obs;
+      const since = io.clock.now() - poolAt;
+      return {
+        ...obs,
+        nodes: obs.nodes.map((n, i) => {
+          const t = at[i];
+          return t !== null && t !== undefined && since >= t * 1000
+            ? n
+            : { ...n, calicoNodeReady: false };
+        }),
+      };
+    };
+    return { io, writesAt };
+  }
+
+  it("gives a wait the time its nodes take while each progresses within wait_timeout (issue 40)", async () => {
+    // 24 s for the three nodes, each within wait_timeout 10 s of the one before.
+    const { io } = slowRoll([8, 16, 24]);
+    const run = await migrate(io, TO_219, { waitTimeoutSeconds: 10, waitSleepSeconds: 2 });
+    expect(run.changed).to.equal(true);
+    expect(run.steps.every((s) => s.settled)).to.equal(true);
+    expect(
+      io.logs.some((l) =>
+        /^step 2\/4 .*: 1 of 3 nodes converged \(\d+ s\), the last progress \d+ s ago/.test(l),
+      ),
+      io.logs.join("\n"),
+    ).to.equal(true);
+  });
+
+  it("ends a wait one wait_timeout after its last progress, and rolls back", async () => {
+    // node-1 at 8 s and node-2 at 16 s after the pool write; node-3 never.
+    const { io, writesAt } = slowRoll([8, 16, null]);
+    const err = await rejection<MigrationFailed>(
+      migrate(io, TO_219, { waitTimeoutSeconds: 10, waitSleepSeconds: 2 }),
+    );
+    expect(err.rolledBack).to.equal(true);
+    expect(err.message).to.include("did not converge within wait_timeout");
+    expect(err.message).to.include("calico-node not ready on node-3");
+    // The rollback's first write: wait_timeout after node-2's progress (16 s), within a poll of 2 s.
+    const [, pool, rollback] = writesAt;
+    const waited = ((rollback ?? 0) - (pool ?? 0)) / 1000;
+    expect(waited).to.be.within(26, 28);
+  });
+
   it("rolls back and verifies it when reads fail past wait_timeout, reporting the unsettled step", async () => {
     const io = new SimIo(start("IPIP Always", "bird", "explicit"));
     let poolWrittenAt: number | null = null;
