@@ -11,7 +11,9 @@
 # their stdout). The sizes grow in one lab, one run each; ratios are taken against the first size of the run.
 #
 # Needs a lab that is up (source its env: LAB_STATE, KUBECONFIG, LAB_BIN, PATH). Env: BENCH_SIZES ("3 100 1000"),
-# KWOK (the kwok binary), BENCH_OUT ($LAB_STATE/bench-scale), BENCH_ALLOC_JOBS (2: allocators at once).
+# KWOK (the kwok binary), BENCH_OUT ($LAB_STATE/bench-scale), BENCH_ALLOC_JOBS (2: allocators at once),
+# BENCH_DIST (the build measured: $REPO/dist), BENCH_BASELINE (a dist/ folder of another build, e.g. an earlier commit's: its check and poll are measured too, at
+# each size right after this build's, tagged check-base and poll-base).
 # Leaves the simulated nodes in the lab (lab.sh down removes them with it); stops the kwok it started.
 set -euo pipefail
 
@@ -26,6 +28,7 @@ SIZES=${BENCH_SIZES:-"3 100 1000"}
 OUT=${BENCH_OUT:-$LAB_STATE/bench-scale}
 JOBS=${BENCH_ALLOC_JOBS:-2}
 SIM_LABEL=calico-encap.lab/simulated
+DIST=${BENCH_DIST:-$REPO/dist}
 REAL_NODES=${LAB_NODES:-3}
 
 log() { printf '[bench-scale %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
@@ -139,9 +142,9 @@ allocate() {
 
 # /usr/bin/time -v's wall seconds and peak RSS (KiB) of one CLI run.
 measure() {
-	local tag=$1
-	shift
-	BENCH_TAG=$tag /usr/bin/time -v -o "$OUT/time-$tag" node "$REPO/dist/src/cli.js" "$@" \
+	local tag=$1 dist=$2
+	shift 2
+	BENCH_TAG=$tag /usr/bin/time -v -o "$OUT/time-$tag" node "$dist/src/cli.js" "$@" \
 		--calicoctl "$OUT/bin/calicoctl.sh" --kubectl "$OUT/bin/kubectl" --kubeconfig "$KUBECONFIG" --json \
 		>"$OUT/out-$tag.json" 2>"$OUT/err-$tag" || true
 	local wall rss
@@ -163,8 +166,12 @@ for n in $SIZES; do
 	pods=$(kubectl -n kube-system get pods -l k8s-app=calico-node --field-selector status.phase=Running -o name | wc -l)
 	sleep 5
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
-	measure "check-$n" check "${INVENTORY[@]}"
-	measure "poll-$n" migrate "${TO_VXLAN[@]}"
+	measure "check-$n" "$DIST" check "${INVENTORY[@]}"
+	measure "poll-$n" "$DIST" migrate "${TO_VXLAN[@]}"
+	if [[ -n ${BENCH_BASELINE:-} ]]; then
+		measure "check-base-$n" "$BENCH_BASELINE" check "${INVENTORY[@]}"
+		measure "poll-base-$n" "$BENCH_BASELINE" migrate "${TO_VXLAN[@]}"
+	fi
 	printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$tunnels" "$pods" "$load" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/sizes.tsv"
 	log "size $n: $tunnels nodes with a tunnel address, $pods calico-node pods Running, load $load"
 done
@@ -176,6 +183,8 @@ read_name() {
 	"calicoctl.sh get nodes -o json") echo "calicoctl Calico Nodes" ;;
 	*"get configmap/calico-config daemonset/calico-node"*) echo "kubectl calico-config and DaemonSet calico-node" ;;
 	*"get nodes -o json") echo "kubectl Nodes" ;;
+	*"get nodes -o jsonpath="*) echo "kubectl Nodes (jsonpath)" ;;
+	*"get pods --selector k8s-app=calico-node -o go-template="*) echo "kubectl calico-node Pods (go-template)" ;;
 	*"get pods --selector k8s-app=calico-node"*) echo "kubectl calico-node Pods" ;;
 	*) echo "$1" ;;
 	esac
@@ -192,7 +201,7 @@ read_name() {
 		bbytes=$(awk -F'\t' -v t="$kind-$first" '$1 == t {s += $2} END {print s + 0}' "$READS")
 		awk -v n="$n" -v k="$kind" -v w="$wall" -v r="$rss" -v b="$bytes" -v base="$base" -v bb="$bbytes" 'BEGIN {
 			split(base, f, "\t")
-			printf "| %s | %s | %.2f | %.2f | %.1f | %.2f | %d | %.2f |\n", n, (k == "poll" ? "migrate --check (one poll)" : "check"), w, w / f[1], r / 1024, r / f[2], b, b / bb
+			printf "| %s | %s | %.2f | %.2f | %.1f | %.2f | %d | %.2f |\n", n, (k ~ /^poll/ ? "migrate --check (one poll)" : "check") (k ~ /-base$/ ? ", baseline" : ""), w, w / f[1], r / 1024, r / f[2], b, b / bb
 		}'
 	done <"$OUT/runs.tsv"
 	echo
