@@ -57,15 +57,20 @@ function nodesArgv(client: ObserveOptions["client"], o: ObserveOptions): string[
   return client === "kubectl" ? kubeNodesArgv(o) : [o.calicoctlPath, "get", "nodes", "-o", "json"];
 }
 
+/** kubectl's arguments that list the calico-node pods. */
+export const CALICO_NODE_PODS = [
+  "--namespace",
+  "kube-system",
+  "get",
+  "pods",
+  "--selector",
+  "k8s-app=calico-node",
+] as const;
+
 function podsArgv(o: ObserveOptions): string[] {
   return [
     ...kubectlBase(o.kubectlPath, o.kubeconfig),
-    "--namespace",
-    "kube-system",
-    "get",
-    "pods",
-    "--selector",
-    "k8s-app=calico-node",
+    ...CALICO_NODE_PODS,
     "-o",
     `go-template=${PODS_TEMPLATE}`,
   ];
