@@ -213,7 +213,7 @@ SEED_ERA_ENTRIES := "kubespray-seed on Calico $(SEED_ERA_CALICO)|$(SEED_ERA)|$(I
 	"real-calico-node on Calico $(SEED_ERA_CALICO)|$(SEED_ERA)|$(I)/real-calico-node.test.js|seed-era"
 LAB_QUEUE_ENTRIES := $(TOUR_ENTRIES) "tunnel-pool-tour||$(I)/tunnel-pool-tour.test.js" $(SEED_ERA_ENTRIES) \
 	$(foreach f,interrupt dualstack,"$(f)||$(I)/$(f).test.js") $(OTHER_CALICO_ENTRIES) \
-	$(foreach f,kubespray-role migrate role human check waits least-privilege lab-can-fail bridge-ssh ssh lab-dataplane standin,"$(f)||$(I)/$(f).test.js")
+	$(foreach f,kubespray-role migrate role human check waits least-privilege lab-can-fail bridge-ssh ssh lab-dataplane standin scale,"$(f)||$(I)/$(f).test.js")
 LAB_QUEUE := $(CURDIR)/.cache/lab-queue
 export MOCHA
 

@@ -1,4 +1,4 @@
-// Nodes, calico-node pods and the calico-node DaemonSet into what the migration waits on. Pure.
+// Nodes and the calico-node DaemonSet into what the migration waits on (the calico-node pods: parse-lean.ts). Pure.
 
 import { isAddress, parseCidr } from "../calico/shared/cidr.js";
 import type { Backend } from "../calico/shared/model.js";
@@ -218,19 +218,4 @@ function maxUnavailableOf(
 export function heldMaxUnavailableOf(daemonSet: Json | undefined): MaxUnavailable | undefined {
   const held = field(daemonSet, "metadata", "annotations", HELD_MAX_UNAVAILABLE);
   return typeof held === "string" ? parseHeld(held) : undefined;
-}
-
-/** Node names whose calico-node pod is Running, Ready and not being deleted. */
-export function readyNodes(pods: readonly Json[]): Set<string> {
-  const ready = new Set<string>();
-  for (const pod of pods) {
-    if (field(pod, "metadata", "deletionTimestamp")) continue;
-    const conditions = field(pod, "status", "conditions");
-    const isReady =
-      Array.isArray(conditions) &&
-      conditions.some((c) => isObject(c) && c.type === "Ready" && c.status === "True");
-    const node = str(field(pod, "spec", "nodeName"));
-    if (isReady && node) ready.add(node);
-  }
-  return ready;
 }

@@ -1,9 +1,12 @@
 // What one migration poll reads on a kubectl-only cluster, answered from the kubespray-2.18 lab's recorded output
-// (test/fixtures/lab): the Calico CRDs, calico-config with the DaemonSet, the Nodes, and calico-node's pods.
+// (test/fixtures/lab): the Calico CRDs, calico-config with the DaemonSet, the Nodes, and calico-node's pods. The
+// Nodes' lean read (jsonpath) is rendered from the recorded `kubectl get nodes -o json` (test/support/lean.ts).
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Json } from "../../src/cluster/decode.js";
 import type { CommandResult, CommandRunner } from "../../src/cluster/runner.js";
+import { leanNodesOf, leanPods } from "./lean.js";
 import { FIXTURES } from "./recorded.js";
 
 const PROFILE = join(FIXTURES, "kubespray-2.18");
@@ -17,7 +20,7 @@ function listOf(...files: string[]): string {
   return JSON.stringify({ apiVersion: "v1", kind: "List", items: objects });
 }
 
-export function pod(node: string, ready: boolean): object {
+export function pod(node: string, ready: boolean): Json {
   return {
     kind: "Pod",
     metadata: { name: `calico-node-${node}` },
@@ -51,14 +54,10 @@ export class RecordedPoll implements CommandRunner {
           "kubectl-get-daemonset-calico-node.json",
         ),
       );
-    if (line.endsWith("get nodes -o json")) return ok(read("kubectl-get-nodes.json"));
-    if (line.includes("get pods --selector k8s-app=calico-node"))
-      return ok(
-        JSON.stringify({
-          kind: "List",
-          items: [pod("node-1", true), pod("node-2", true), pod("node-3", false)],
-        }),
-      );
+    if (line.includes("get nodes -o jsonpath="))
+      return ok(leanNodesOf(read("kubectl-get-nodes.json")));
+    if (line.includes("get pods --selector k8s-app=calico-node -o go-template="))
+      return ok(leanPods([pod("node-1", true), pod("node-2", true), pod("node-3", false)]));
     throw new Error(`unexpected command: ${line}`);
   }
 }

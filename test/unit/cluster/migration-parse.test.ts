@@ -2,12 +2,7 @@ import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Json } from "../../../src/cluster/decode.js";
-import {
-  parseNode,
-  parseRollout,
-  readyNodes,
-  templateBackend,
-} from "../../../src/cluster/parse-migration.js";
+import { parseNode, parseRollout, templateBackend } from "../../../src/cluster/parse-migration.js";
 import { FIXTURES } from "../../support/recorded.js";
 
 function fixture(profile: string, file: string): Json {
@@ -130,17 +125,5 @@ describe("parsing what the migration waits on (recorded lab output)", () => {
     expect(held('"20%"')).to.equal("20%");
     expect(held("null")).to.equal(null);
     expect(held("{oops"), "unreadable: as if absent").to.equal(undefined);
-  });
-
-  it("counts a pod Ready only when its Ready condition is True and it is not being deleted", () => {
-    const pod = (node: string, ready: string, deleting = false): Json => ({
-      kind: "Pod",
-      metadata: deleting ? { deletionTimestamp: "2026-01-01T00:00:00Z" } : {},
-      spec: { nodeName: node },
-      status: { conditions: [{ type: "Ready", status: ready }] },
-    });
-    expect([
-      ...readyNodes([pod("node-1", "True"), pod("node-2", "False"), pod("node-3", "True", true)]),
-    ]).to.deep.equal(["node-1"]);
   });
 });

@@ -9,6 +9,7 @@ import type { CommandRunner } from "../../../src/cluster/runner.js";
 import { unsettled } from "../../../src/calico/plan/plan.js";
 import { skippedNodeWarnings } from "../../../src/calico/plan/scheduling.js";
 import { FIXTURES } from "../../support/recorded.js";
+import { leanNodesOf, leanPods } from "../../support/lean.js";
 import { pod, RecordedPoll as Recorded } from "../../support/recorded-poll.js";
 
 describe("one migration poll", () => {
@@ -56,14 +57,8 @@ describe("one migration poll", () => {
           ],
         }),
       ],
-      ["get nodes -o json", etcd("kubectl-get-nodes.json")],
-      [
-        "get pods",
-        JSON.stringify({
-          kind: "List",
-          items: ["node-1", "node-2", "node-3"].map((n) => pod(n, true)),
-        }),
-      ],
+      ["get nodes -o jsonpath=", leanNodesOf(etcd("kubectl-get-nodes.json"))],
+      ["get pods", leanPods(["node-1", "node-2", "node-3"].map((n) => pod(n, true)))],
     ];
     const calls: string[] = [];
     const runner: CommandRunner = {
@@ -77,7 +72,7 @@ describe("one migration poll", () => {
     };
     const obs = await observeForMigration(runner, { ...options, datastore: "etcd" });
     expect(
-      calls.filter((c) => c.startsWith("kubectl") && c.endsWith("get nodes -o json")),
+      calls.filter((c) => c.startsWith("kubectl") && c.includes("get nodes -o jsonpath=")),
     ).to.have.length(1);
     expect(obs.kubeNodes?.map((n) => n.name)).to.deep.equal(["node-1", "node-2", "node-3"]);
     expect(obs.nodes.map((n) => [n.name, n.kubeNodeName])).to.deep.include(["node-9", "node-9"]);
