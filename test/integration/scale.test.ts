@@ -35,7 +35,11 @@ describe(`${NODES} nodes, ${NODES - 3} of them simulated by kwok`, function () {
 
   before(async () => {
     lab = await labUp("kubespray-2.18");
-    await execa("bash", [KWOK_NODES, "up", String(NODES)], { stdio: "inherit" });
+    // kwok-nodes.sh finds the lab by LAB_STATE: the default slot's lab has none in the environment.
+    await execa("bash", [KWOK_NODES, "up", String(NODES)], {
+      stdio: "inherit",
+      env: { LAB_STATE: lab.state },
+    });
     tunnels = Object.fromEntries(
       (await list(lab, "get", "nodes")).map((n) => [
         n.metadata.name,
@@ -51,7 +55,8 @@ describe(`${NODES} nodes, ${NODES - 3} of them simulated by kwok`, function () {
   });
 
   after(async () => {
-    await execa("bash", [KWOK_NODES, "stop"], { reject: false });
+    if (lab)
+      await execa("bash", [KWOK_NODES, "stop"], { reject: false, env: { LAB_STATE: lab.state } });
     await labDown();
   });
 

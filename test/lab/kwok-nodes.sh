@@ -7,7 +7,7 @@
 #   kwok-nodes.sh up N     starts kwok (its pid in $LAB_STATE/kwok.pid) and grows the lab to N nodes: creates the
 #                          missing ones, waits until they and their calico-node pods are Ready, allocates
 #   kwok-nodes.sh stop     stops that kwok (lab.sh down removes the nodes with the lab)
-#   kwok-nodes.sh build    builds kwok if it is not there yet (make lab-build; 8 min cold at nice 19)
+#   kwok-nodes.sh build    builds kwok if it is not there yet (make kwok-build; 8 min cold at nice 19)
 # test/bench/scale.sh sources it for the same functions. Env: KWOK (the binary), KWOK_VERSION (v0.7.0),
 # KWOK_OUT (files: $LAB_STATE/kwok), KWOK_ALLOC_JOBS (2: allocators at once), KWOK_WAIT_S (1200).
 set -euo pipefail
@@ -128,11 +128,31 @@ allocate() {
 	kwok_log "allocated tunnel addresses for $total nodes ($((SECONDS - t0)) s)"
 }
 
+# The real nodes peer with each other only, as a large cluster's route reflectors make them: the node-to-node mesh
+# off and one BGPPeer among the nodes without $SIM_LABEL. In the mesh, every real BIRD would peer with each simulated
+# node's address, never establish, and calico-node's BIRD readiness would fail on the real nodes (seen in a CI run:
+# node-2's calico-node not ready seconds after the DaemonSet had all 100 ready).
+mesh_real_nodes() {
+	kubectl apply -f - >/dev/null <<EOF
+apiVersion: crd.projectcalico.org/v1
+kind: BGPConfiguration
+metadata: {name: default}
+spec: {nodeToNodeMeshEnabled: false}
+---
+apiVersion: crd.projectcalico.org/v1
+kind: BGPPeer
+metadata: {name: calico-encap-lab-real-nodes}
+spec: {nodeSelector: "!has($SIM_LABEL)", peerSelector: "!has($SIM_LABEL)"}
+EOF
+}
+
 # Creates, waits for and allocates up to $1 nodes.
 grow() {
+	mesh_real_nodes
 	add_nodes "$1"
 	wait_ready "$1"
 	allocate
+	wait_ready "$1"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then

@@ -1,5 +1,5 @@
 # The lab's targets; included by the root Makefile (include test/lab/lab.mk).
-#   make lab-build [LAB_BUILD_CALICOS="v3.31.0 v3.30.1"]   build etcd, Kubernetes, Calico and kwok from Go modules (cached)
+#   make lab-build [LAB_BUILD_CALICOS="v3.31.0 v3.30.1"]   build etcd, Kubernetes and Calico from Go modules (cached)
 #   make lab-up [NODES=3] [PROFILE=kubespray-2.18] [LAB_CALICO=v3.30.1]
 #   make lab-down
 #   make lab-status                     JSON
@@ -15,7 +15,6 @@ LAB_BUILD_CALICOS ?= $(or $(LAB_CALICO),v3.31.0)
 
 lab-build:
 	for calico in $(LAB_BUILD_CALICOS); do LAB_CALICO=$$calico bash $(LAB_MK_DIR)/build.sh; done
-	bash $(LAB_MK_DIR)/kwok-nodes.sh build
 
 lab-up: lab-build
 	NODES=$(NODES) PROFILE=$(PROFILE) bash $(LAB_MK_DIR)/lab.sh up
