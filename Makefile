@@ -283,7 +283,7 @@ test-full:
 BUILT := -o setup -o build -o collection -o lab-build -o $(STAMPS)/npm -o $(STAMPS)/venv -o $(STAMPS)/debian
 
 test-tier:
-	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) $(TEST_FAILURES) .cache/slot-b.failed .cache/lab-build.failed .cache/collection.failed .cache/seed-era.failed
+	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) $(TEST_FAILURES) .cache/slot-b.failed .cache/lab-build.failed .cache/collection.failed .cache/background-builds.failed
 	failed=""; \
 	$(STAGE) setup $(MAKE) setup || failed="$$failed setup"; \
 	( $(STAGE) lab-build $(MAKE) lab-build || echo " lab-build" >.cache/lab-build.failed ) 2>&1 | sed -u 's/^/[lab-build] /' & build=$$!; \
@@ -298,9 +298,9 @@ test-tier:
 	[ ! -f .cache/collection.failed ] || failed="$$failed test-collection"; \
 	$(STAGE) test-lab-queue $(MAKE) $(BUILT) test-lab-queue || failed="$$failed test-lab-queue"; \
 	( if nice -n 19 $(STAGE) seed-era-build $(MAKE) $(BUILT) seed-era-build; then s=done; else s=failed; fi; \
-	  bash test/lab-queue.sh built $(LAB_QUEUE) seed-era $$s; [ $$s = done ] || echo " seed-era-build" >.cache/seed-era.failed; \
+	  bash test/lab-queue.sh built $(LAB_QUEUE) seed-era $$s; [ $$s = done ] || echo " seed-era-build" >.cache/background-builds.failed; \
 	  if nice -n 19 $(STAGE) kwok-build $(MAKE) $(BUILT) kwok-build; then s=done; else s=failed; fi; \
-	  bash test/lab-queue.sh built $(LAB_QUEUE) kwok $$s; [ $$s = done ] || echo " kwok-build" >>.cache/seed-era.failed ) 2>&1 | \
+	  bash test/lab-queue.sh built $(LAB_QUEUE) kwok $$s; [ $$s = done ] || echo " kwok-build" >>.cache/background-builds.failed ) 2>&1 | \
 	  sed -u 's/^/[seed-era-build] /' & seed_era=$$!; \
 	( export $(LAB_SLOT_B); for stage in test-molecule test-ansible-versions; do \
 	    $(STAGE) "slot b: $$stage" $(MAKE) $(BUILT) $$stage || echo " $$stage" >>.cache/slot-b.failed; \
@@ -308,7 +308,7 @@ test-tier:
 	  $(MAKE) $(BUILT) test-lab-slot SLOT="slot b" || echo " slot-b-lab-tests" >>.cache/slot-b.failed ) 2>&1 | sed -u 's/^/[slot b] /' & slot_b=$$!; \
 	( $(if $(strip $(LAB_SLOT_A)),export $(LAB_SLOT_A);) $(MAKE) $(BUILT) test-lab-slot SLOT="slot a" ) || failed="$$failed slot-a-lab-tests"; \
 	wait $$slot_b; \
-	wait $$seed_era; [ ! -f .cache/seed-era.failed ] || failed="$$failed $$(tr -d '\n' <.cache/seed-era.failed)"; \
+	wait $$seed_era; [ ! -f .cache/background-builds.failed ] || failed="$$failed $$(tr -d '\n' <.cache/background-builds.failed)"; \
 	[ ! -f .cache/slot-b.failed ] || failed="$$failed $$(tr -d '\n' <.cache/slot-b.failed)"; \
 	bash test/times.sh; \
 	if [ -n "$$failed" ]; then echo "make test ($(TEST_TIER) tier): failed stages:$$failed"; exit 1; fi

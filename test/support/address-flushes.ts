@@ -136,6 +136,7 @@ export function addressFlushes(node: string, log: string): AddressFlush[] {
   }
   return out;
 }
+
 /** The lab's nodes' address flushes, from every <state>/log/monitor-<node>.log. */
 export function labAddressFlushes(state: string): AddressFlush[] {
   return labMonitorLogs(state).flatMap(({ node, log }) => addressFlushes(node, log));

@@ -386,7 +386,13 @@ export function lostByPair(p: ProberFigures): string {
         .filter((x) => x.lost > 0)
         .map((x) => [
           `${x.from} -> ${x.to} (${x.from_address} -> ${x.to_address})`,
-          { lost: x.lost, outages: x.outages.map((o) => `${o.from}..${o.to}: ${o.lost}`) },
+          {
+            lost: x.lost,
+            outages: x.outages.map(
+              (o) =>
+                `${o.from}..${o.to}: ${o.lost}${o.caught_up ? ` (${o.caught_up} sent as catch-up)` : ""}`,
+            ),
+          },
         ]),
     ),
   );

@@ -26,6 +26,8 @@ export interface PlacedLoss {
   lost: number;
   /** Milliseconds between two probes of the pair (1000 / its rate). */
   intervalMs: number;
+  /** How many of the lost probes the agent sent as catch-up, owed from before the tick that sent them (Outage). */
+  caughtUp: number;
 }
 
 /**
@@ -62,13 +64,16 @@ export const PLACE_SLACK_MS = 250;
 
 /**
  * Whether route gaps explain an outage: each gap on the pair's way (onPairsWay) and within `slackMs` of its lost
- * probes, and no more probes lost than those gaps' measured widths can lose at the pair's rate (probesInGap).
+ * probes, and no more probes lost than those gaps' measured widths can lose at the pair's rate (probesInGap), plus
+ * those the agent sent as catch-up (a tick after a timer stall sends the rounds it owes at once, so a gap can hold
+ * more send times than its width at the nominal rate; the agent counts them per outage).
  */
 export function gapsExplain(o: PlacedLoss, gaps: readonly RouteGap[], slackMs: number): boolean {
   const near = gaps.filter(
     (g) => onPairsWay(g, o) && o.from >= g.deletedAt - slackMs && o.to <= g.addedAt + slackMs,
   );
-  const allowed = near.reduce((a, g) => a + probesInGap(g.addedAt - g.deletedAt, o.intervalMs), 0);
+  const allowed =
+    near.reduce((a, g) => a + probesInGap(g.addedAt - g.deletedAt, o.intervalMs), 0) + o.caughtUp;
   return near.length > 0 && o.lost <= allowed;
 }
 
@@ -100,6 +105,7 @@ export function unexplainedOutages(
         to: Date.parse(o.to),
         lost: o.lost,
         intervalMs,
+        caughtUp: o.caught_up ?? 0,
       };
       if (explains(loss)) explained += o.lost;
       else outages.push(`${pair.from} -> ${pair.to}: ${o.lost} lost from ${o.from} to ${o.to}`);

@@ -39,8 +39,10 @@ interface Pair {
   /** Send time of the first probe lost since the reset; null while none is. */
   firstLostSentAt: number | null;
   longestGap: number;
-  /** Runs of lost probes (send times), oldest first, at most MAX_OUTAGES. */
-  outages: { from: number; to: number; lost: number }[];
+  /** Seqs of the pending probes sent as catch-up: a tick's rounds after its first, owed from before that tick. */
+  caughtUp: Set<number>;
+  /** Runs of lost probes (send times), oldest first, at most MAX_OUTAGES; caughtUp counts those sent as catch-up. */
+  outages: { from: number; to: number; lost: number; caughtUp: number }[];
 }
 
 function configFromArgs(): AgentConfig {
@@ -87,6 +89,7 @@ function main(): void {
     late: 0,
     sendErrors: 0,
     pending: new Map(),
+    caughtUp: new Set(),
     lastOkSentAt: resetAt,
     lastLostSentAt: 0,
     firstLostSentAt: null,
@@ -135,6 +138,7 @@ function main(): void {
       return;
     }
     p.pending.delete(seq);
+    p.caughtUp.delete(seq);
     p.received++;
     if (sentAt > p.lastOkSentAt) {
       p.longestGap = Math.max(p.longestGap, sentAt - p.lastOkSentAt);
@@ -161,10 +165,11 @@ function main(): void {
   };
   waitForAddress();
 
-  const sendRound = (t: number): void => {
+  const sendRound = (t: number, catchUp: boolean): void => {
     for (const p of pairs) {
       const seq = p.seq++;
       p.pending.set(seq, t);
+      if (catchUp) p.caughtUp.add(seq);
       p.sent++;
       sock.send(packet(PROBE, epoch, seq), cfg.port, p.address, (err) => {
         if (err) p.sendErrors++;
@@ -177,15 +182,17 @@ function main(): void {
       for (const [seq, sentAt] of p.pending) {
         if (t - sentAt < cfg.timeoutMs) break;
         p.pending.delete(seq);
+        const caughtUp = p.caughtUp.delete(seq) ? 1 : 0;
         p.lost++;
         const last = p.firstLostSentAt === null ? undefined : p.outages.at(-1);
         if (last && sentAt - p.lastLostSentAt <= OUTAGE_JOIN * cfg.intervalMs) {
           if (last.to === p.lastLostSentAt) {
             last.to = sentAt;
             last.lost++;
+            last.caughtUp += caughtUp;
           }
         } else if (p.outages.length < MAX_OUTAGES) {
-          p.outages.push({ from: sentAt, to: sentAt, lost: 1 });
+          p.outages.push({ from: sentAt, to: sentAt, lost: 1, caughtUp });
         }
         p.lastLostSentAt = sentAt;
         p.firstLostSentAt ??= sentAt;
@@ -198,8 +205,8 @@ function main(): void {
     const t = now();
     const due = Math.floor((t - resetAt) / cfg.intervalMs) + 1;
     if (due - ticks > MAX_CATCH_UP) ticks = due - MAX_CATCH_UP;
-    while (ticks < due) {
-      sendRound(t);
+    for (let first = true; ticks < due; first = false) {
+      sendRound(t, !first);
       ticks++;
     }
     expire(t);
@@ -229,7 +236,12 @@ function main(): void {
         longest_gap_ms: Math.round(Math.max(p.longestGap, ongoing) * 10) / 10,
         first_lost_at: p.firstLostSentAt === null ? null : wallAt(p.firstLostSentAt),
         last_lost_at: p.firstLostSentAt === null ? null : wallAt(p.lastLostSentAt),
-        outages: p.outages.map((o) => ({ from: wallAt(o.from), to: wallAt(o.to), lost: o.lost })),
+        outages: p.outages.map((o) => ({
+          from: wallAt(o.from),
+          to: wallAt(o.to),
+          lost: o.lost,
+          caught_up: o.caughtUp,
+        })),
         rate_pps: Math.round((p.sent / elapsed) * 10) / 10,
       };
     });

@@ -49,6 +49,11 @@ export interface Outage {
   from: string;
   to: string;
   lost: number;
+  /**
+   * How many of them were sent as catch-up: after the agent's timer fell behind, a tick sends the rounds it owes at
+   * once, all stamped with that tick's time. Absent from agents older than this field.
+   */
+  caught_up?: number;
 }
 
 export interface ProberSummary {

@@ -30,7 +30,9 @@ const ADDRESS: Record<string, string> = {
   "node-1.host": "172.31.250.11",
 };
 
-function report(outages: { from: string; to: string; at: string; lost: number }[]): ProberFigures {
+function report(
+  outages: { from: string; to: string; at: string; lost: number; caught_up?: number }[],
+): ProberFigures {
   return {
     pairs: outages.map((o) => ({
       from: o.from,
@@ -44,7 +46,7 @@ function report(outages: { from: string; to: string; at: string; lost: number }[
       pending: 0,
       longest_gap_ms: 5,
       rate_pps: 200,
-      outages: [{ from: o.at, to: o.at, lost: o.lost }],
+      outages: [{ from: o.at, to: o.at, lost: o.lost, caught_up: o.caught_up }],
     })),
   } as unknown as ProberFigures;
 }
@@ -119,6 +121,14 @@ describe("address-flushes: the routes the kernel drops with a device's last addr
     // 4.2 ms at 200 probes a second: at most 1 probe per gap on the way.
     const tooMany = report([{ from: "node-3", to: "node-1", at: at("05:42:07.768"), lost: 3 }]);
     expect(unexplainedByFlushes(tooMany, flushes).outages).to.have.length(1);
+    // A tick after a timer stall sends the rounds it owes at once: those the agent counted as catch-up, no more.
+    const burst = { from: "node-3", to: "node-1", at: at("05:42:07.768"), lost: 3 };
+    expect(unexplainedByFlushes(report([{ ...burst, caught_up: 2 }]), flushes).explained).to.equal(
+      3,
+    );
+    expect(
+      unexplainedByFlushes(report([{ ...burst, caught_up: 1 }]), flushes).outages,
+    ).to.have.length(1);
   });
 
   it("does not explain a loss away from the gaps, or on a pair whose way no flushed route is on", () => {
