@@ -13,7 +13,9 @@
 # Needs a lab that is up (source its env: LAB_STATE, KUBECONFIG, LAB_BIN, PATH). Env: BENCH_SIZES ("3 100 1000"),
 # KWOK (the kwok binary, test/lab/kwok-nodes.sh), BENCH_OUT ($LAB_STATE/bench-scale), BENCH_ALLOC_JOBS (2: allocators at once),
 # BENCH_DIST (the build measured: $REPO/dist), BENCH_BASELINE (a dist/ folder of another build, e.g. an earlier commit's: its check and poll are measured too, at
-# each size right after this build's, tagged check-base and poll-base).
+# each size right after this build's, tagged check-base and poll-base), BENCH_MIGRATE (1: a whole migration at each size
+# too, test/bench/scale-migrate.sh; BENCH_MAX_UNAVAILABLE, BENCH_MIGRATE_BACK, BENCH_WAIT_TIMEOUT there), BENCH_PLAN (1:
+# the planner alone at each size, test/bench/plan.bench.ts, on the observation it records there).
 # Leaves the simulated nodes in the lab (lab.sh down removes them with it); stops the kwok it started.
 set -euo pipefail
 
@@ -62,6 +64,11 @@ source "$REPO/test/lab/kwok-nodes.sh"
 kwok_lab
 trap kwok_stop EXIT
 kwok_start
+if [[ -n ${BENCH_MIGRATE:-} ]]; then
+	# shellcheck source=test/bench/scale-migrate.sh
+	source "$REPO/test/bench/scale-migrate.sh"
+	trap 'LAB_STATE=$LAB_STATE KWOK_OUT=$OUT bash "$REPO/test/lab/kwok-tunnels.sh" stop; kwok_stop' EXIT
+fi
 
 # /usr/bin/time -v's wall seconds and peak RSS (KiB) of one CLI run: the largest of the CLI's process and the reads it
 # waited for (kubectl decodes whole objects from the API server whatever it prints). The CLI's own peak RSS, without
@@ -101,6 +108,15 @@ for n in $SIZES; do
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$tunnels" "$pods" "$load" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/sizes.tsv"
 	log "size $n: $tunnels nodes with a tunnel address, $pods calico-node pods Running, load $load"
+	if [[ -n ${BENCH_PLAN:-} ]]; then
+		node "$DIST/test/bench/plan.bench.js" --record "$OUT/observation-$n.json" --calicoctl "$LAB_CALICOCTL_SH" \
+			--kubectl "$(command -v kubectl)" --kubeconfig "$KUBECONFIG" >>"$OUT/plan.tsv" || log "plan.bench failed at $n"
+	fi
+	if [[ -n ${BENCH_MIGRATE:-} ]]; then
+		back=no
+		[[ $n != "${SIZES##* }" || -n ${BENCH_MIGRATE_BACK:-} ]] && back=yes
+		migrate_at "$n" "$back"
+	fi
 done
 
 # The tables (markdown): each process's wall time and peak RSS, each read's bytes and seconds, against the first size.
@@ -121,6 +137,7 @@ read_name() {
 	echo "| nodes | process | wall s | x | peak RSS MiB | x | bytes read | x |"
 	echo "|---|---|---|---|---|---|---|---|"
 	while IFS=$'\t' read -r tag wall rss; do
+		[[ $tag == check-* || $tag == poll-* ]] || continue
 		n=${tag##*-}
 		kind=${tag%-*}
 		bytes=$(awk -F'\t' -v t="$tag" '$1 == t {s += $2} END {print s + 0}' "$READS")
@@ -135,6 +152,7 @@ read_name() {
 	echo "| nodes | process | read | bytes | x | s |"
 	echo "|---|---|---|---|---|---|"
 	while IFS=$'\t' read -r tag bytes ms rc argv; do
+		[[ $tag == check-* || $tag == poll-* ]] || continue
 		n=${tag##*-}
 		kind=${tag%-*}
 		args=${argv//$KUBECONFIG/KUBECONFIG}
@@ -158,4 +176,12 @@ read_name() {
 	echo "| nodes | with a tunnel address | calico-node Pods Running | load before | load after |"
 	echo "|---|---|---|---|---|"
 	awk -F'\t' '{printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5}' "$OUT/sizes.tsv"
+	if [[ -s $OUT/plan.tsv ]]; then
+		echo
+		echo "| nodes | planner runs | plan() ms each (median / max) | the wait's decisions ms each (median / max) | observation bytes (JSON) |"
+		echo "|---|---|---|---|---|"
+		awk -F'\t' '{printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5}' "$OUT/plan.tsv"
+	fi
+	[[ -z ${BENCH_MIGRATE:-} ]] || migration_tables
 } | tee "$OUT/tables.md"
+exit "${MIGRATE_FAILED:-0}"

@@ -9,7 +9,9 @@
 #   kwok-nodes.sh stop     stops that kwok (lab.sh down removes the nodes with the lab)
 #   kwok-nodes.sh build    builds kwok if it is not there yet (make kwok-build; 8 min cold at nice 19)
 # test/bench/scale.sh sources it for the same functions. Env: KWOK (the binary), KWOK_VERSION (v0.7.0),
-# KWOK_OUT (files: $LAB_STATE/kwok), KWOK_ALLOC_JOBS (2: allocators at once), KWOK_WAIT_S (1200).
+# KWOK_OUT (files: $LAB_STATE/kwok), KWOK_ALLOC_JOBS (2: allocators at once), KWOK_WAIT_S (1200), KWOK_ALLOCATE (0: grow
+# without allocating, e.g. to measure 3000 nodes before their 3000 allocations are done; test/lab/kwok-tunnels.sh
+# allocates in the background).
 set -euo pipefail
 
 LAB_CACHE=${LAB_CACHE:-$HOME/.cache/calico-encap/lab}
@@ -146,11 +148,12 @@ spec: {nodeSelector: "!has($SIM_LABEL)", peerSelector: "!has($SIM_LABEL)"}
 EOF
 }
 
-# Creates, waits for and allocates up to $1 nodes.
+# Creates, waits for and allocates (unless KWOK_ALLOCATE=0) up to $1 nodes.
 grow() {
 	mesh_real_nodes
 	add_nodes "$1"
 	wait_ready "$1"
+	[[ ${KWOK_ALLOCATE:-1} == 0 ]] && return 0
 	allocate
 	wait_ready "$1"
 }
