@@ -13,9 +13,12 @@ import { DatastoreError } from "./errors.js";
 import type { ObserveOptions } from "./observe.js";
 import { observeReads, observeWithObjects } from "./observe.js";
 import { prefetching } from "./prefetch.js";
+import type { BlockAffinity } from "../calico/plan/fallback-routes.js";
 import {
+  AFFINITIES_JSONPATH,
   NODES_JSONPATH,
   PODS_TEMPLATE,
+  parseLeanAffinities,
   parseLeanNodes,
   parseLeanPods,
   readyNodes,
@@ -115,4 +118,19 @@ export async function observeForMigration(
     }),
     rollout: parseRollout(daemonSet),
   };
+}
+
+/** The IPAM block affinities, read once where stop_before: pool_switch stops (kdd: crd.projectcalico.org). */
+export function readBlockAffinities(
+  runner: CommandRunner,
+  o: ObserveOptions,
+): Promise<BlockAffinity[]> {
+  const argv = [
+    ...kubectlBase(o.kubectlPath, o.kubeconfig),
+    "get",
+    "blockaffinities.crd.projectcalico.org",
+    "-o",
+    `jsonpath=${AFFINITIES_JSONPATH}`,
+  ];
+  return read(runner, argv, o.timeoutSeconds, parseLeanAffinities);
 }

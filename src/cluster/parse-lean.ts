@@ -8,6 +8,8 @@
 // as JSON from kubectl 1.19 on, with no raw tab or newline) or a fixed word the template itself prints. A line with
 // another number of fields, a name with whitespace or a field of another JSON type is an error naming the command.
 
+import type { BlockAffinity } from "../calico/plan/fallback-routes.js";
+import { parseCidr } from "../calico/shared/cidr.js";
 import type { Json } from "./decode.js";
 import { isObject } from "./decode.js";
 import { DatastoreError } from "./errors.js";
@@ -109,4 +111,31 @@ export function parseLeanPods(argv: readonly string[], stdout: string): PodReadi
 /** Node names whose calico-node pod is Ready and not being deleted. */
 export function readyNodes(pods: readonly PodReadiness[]): Set<string> {
   return new Set(pods.filter((p) => p.ready && !p.deleting && p.nodeName).map((p) => p.nodeName));
+}
+
+const AFFINITIES_HEADER = "calico-encap blockaffinities";
+
+/**
+ * `kubectl get blockaffinities.crd.projectcalico.org -o jsonpath=...`: per IPAM block affinity its node, block CIDR,
+ * state and deleted flag, tab-separated (stop_before: pool_switch's one read, fallback-routes.ts).
+ */
+export const AFFINITIES_JSONPATH =
+  `${AFFINITIES_HEADER}{"\\n"}{range .items[*]}{.spec.node}{"\\t"}{.spec.cidr}{"\\t"}{.spec.state}{"\\t"}` +
+  `{.spec.deleted}{"\\n"}{end}${END}{"\\n"}`;
+
+const AFFINITIES_EXPECTED = `"${AFFINITIES_HEADER}", a line per BlockAffinity (node, cidr, state, deleted; tab-separated) and "${END}"`;
+
+/** The block affinities of a lean read. */
+export function parseLeanAffinities(argv: readonly string[], stdout: string): BlockAffinity[] {
+  return body(argv, stdout, AFFINITIES_HEADER, AFFINITIES_EXPECTED).map((line) => {
+    const [node = "", cidr = "", state = "", deleted = ""] = fields(
+      argv,
+      line,
+      4,
+      AFFINITIES_EXPECTED,
+    );
+    if (!NAME.test(node) || parseCidr(cidr) === null || !["", "true", "false"].includes(deleted))
+      throw DatastoreError.unparsable(argv, line, AFFINITIES_EXPECTED);
+    return { node, cidr, state, deleted: deleted === "true" };
+  });
 }

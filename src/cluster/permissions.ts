@@ -30,18 +30,29 @@ export const LEASE_PERMISSIONS: readonly Permission[] = [
   })),
 ];
 
+/** stop_before: pool_switch's read of the IPAM block affinities (observe-migration.ts readBlockAffinities). */
+export const BLOCK_AFFINITIES_READ: Permission = {
+  verb: "list",
+  resource: "blockaffinities.crd.projectcalico.org",
+};
+
 /** "patch felixconfigurations.crd.projectcalico.org/default in kube-system". */
 export function describePermission(p: Permission): string {
   return `${p.verb} ${p.resource}${p.name ? `/${p.name}` : ""}${p.namespace ? ` in ${p.namespace}` : ""}`;
 }
 
 /**
- * Every permission the plan's writes need through kubectl (a rollback writes the same objects back), and the
- * Lease's, each once, in the order first needed.
+ * Every permission the plan's writes need through kubectl (a rollback writes the same objects back), the Lease's, and
+ * the reads given beyond the polls' (stop_before's), each once, in the order first needed.
  */
-export function permissionsFor(writes: readonly Write[], c: WriteContext): Permission[] {
+export function permissionsFor(
+  writes: readonly Write[],
+  c: WriteContext,
+  reads: readonly Permission[] = [],
+): Permission[] {
   const all = [
     ...LEASE_PERMISSIONS,
+    ...reads,
     ...writes.flatMap((w) => commandsFor(w, c).flatMap((cmd) => (cmd.needs ? [cmd.needs] : []))),
   ];
   const seen = new Set<string>();

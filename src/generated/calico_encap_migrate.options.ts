@@ -39,6 +39,10 @@ export interface CalicoEncapMigrateOptions {
    */
   ipip_tunnel_pool_cidr?: string;
   /**
+   * Opt-in, not yet proven lossless (issue 41): pool_switch stops the run just before the write that switches a pool between IPIP and VXLAN, on BIRD's path (Calico before v3.31, or v3.31 and v3.32 without the direction's tunnel pool option), with every node's VTEP from the VXLAN tunnel pool in place, and returns fallback_routes: per Node each remote block (its IPAM block affinity, read with kubectl) via the peer's VXLAN tunnel address on vxlan.calico, onlink, for a fallback routing table the role installs on every host (calico_encap_bird_path_fallback) while BIRD and Felix hand the routes over. A second run without it resumes from the cluster's state and goes to the end. Refused before any write on Felix's path, without a VXLAN tunnel pool (tunnel_pool_cidr into VXLAN; out of VXLAN one kept from the way in), and with the etcd datastore. Empty (the default): the run goes to the end; no pool switch left: nothing to stop before, the run goes to the end and fallback_routes is empty.
+   */
+  stop_before?: "" | "pool_switch";
+  /**
    * The cluster's IPv4 pod network (Kubespray kube_pods_subnet). Only tunnel_pool_cidr and ipip_tunnel_pool_cidr are checked against it.
    */
   pods_subnet?: string;
@@ -108,6 +112,7 @@ export interface CalicoEncapMigrateParams {
   extra_pools: NonNullable<CalicoEncapMigrateOptions["extra_pools"]>;
   tunnel_pool_cidr: NonNullable<CalicoEncapMigrateOptions["tunnel_pool_cidr"]>;
   ipip_tunnel_pool_cidr: NonNullable<CalicoEncapMigrateOptions["ipip_tunnel_pool_cidr"]>;
+  stop_before: NonNullable<CalicoEncapMigrateOptions["stop_before"]>;
   pods_subnet: NonNullable<CalicoEncapMigrateOptions["pods_subnet"]>;
   service_addresses: NonNullable<CalicoEncapMigrateOptions["service_addresses"]>;
   ipv6_stack: NonNullable<CalicoEncapMigrateOptions["ipv6_stack"]>;

@@ -36,6 +36,37 @@ export interface CalicoEncapMigrateResult {
    */
   steps: Step[];
   /**
+   * With stop_before: the title of the step the run stopped before, unwritten (in check mode: would stop before); a run without stop_before takes it next.
+   */
+  stopped_before?: string;
+  /**
+   * With stop_before: per Node (its name, Kubespray's kube_override_hostname or inventory_hostname), the routes of its fallback table: each remote block of the target's IPv4 pools via that block's Node's VXLAN tunnel address, dev vxlan.calico, onlink. Empty when no pool switch was left. In check mode only once every node has its VTEP (after the tunnel pool's step).
+   */
+  fallback_routes?: {
+    [k: string]: {
+      /**
+       * The remote block (IPAM block affinity's cidr).
+       */
+      dst: string;
+      /**
+       * The peer's VXLAN tunnel address (projectcalico.org/IPv4VXLANTunnelAddr).
+       */
+      via: string;
+      /**
+       * vxlan.calico.
+       */
+      dev: string;
+      /**
+       * Always true: the VTEP is not on a subnet of the device.
+       */
+      onlink: boolean;
+      /**
+       * The Node whose block it is.
+       */
+      peer: string;
+    }[];
+  };
+  /**
    * True when a step did not settle within wait_timeout (its nodes, or reads of the cluster that kept failing) and the cluster was put back as it was before the first write, and that was verified.
    */
   rolled_back?: boolean;

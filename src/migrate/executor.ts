@@ -279,7 +279,12 @@ interface Track {
 }
 
 type Driven =
-  | { ok: true; obs: ClusterObservation }
+  | {
+      ok: true;
+      obs: ClusterObservation;
+      /** The step the run stopped before (stop_before), unwritten; absent when the plan was done. */
+      stoppedBefore?: Step;
+    }
   | {
       ok: false;
       pending: string[];
@@ -301,6 +306,8 @@ async function drive(
   /** The settled observation to plan from; null reads the cluster first (patiently). */
   from: ClusterObservation | null,
   track: Track,
+  /** Stop before a write it says yes to (stop_before), with the cluster settled; null: never. */
+  stopBefore: ((w: Write) => boolean) | null = null,
 ): Promise<Driven> {
   let obs = from ?? (await patiently(io, o, `${label}reading the cluster`, () => io.observe()));
   track.seen(obs);
@@ -320,6 +327,10 @@ async function drive(
       };
     const step: Step | undefined = p.steps.find((s) => s.write !== null) ?? p.steps[0];
     if (!step) return { ok: true, obs };
+    if (step.write && stopBefore?.(step.write)) {
+      io.log(1, `stopping before step '${step.title}' (stop_before)`);
+      return { ok: true, obs, stoppedBefore: step };
+    }
     const writes = p.steps.filter((s) => s.write !== null).length;
     const stepLabel = `${label}step ${done.length + 1}/${done.length + Math.max(writes, 1)} '${step.title}'`;
     const t0 = io.clock.now();
@@ -420,6 +431,8 @@ async function restoreFelix(
 
 export interface MigrationRun {
   changed: boolean;
+  /** The step the run stopped before (stop_before), unwritten; absent when it went to the end. */
+  stoppedBefore?: Step;
   steps: StepDone[];
   initial: ClusterObservation;
   final: ClusterObservation;
@@ -478,6 +491,7 @@ async function run(
   o: WaitOptions,
   steps: StepDone[],
   track: Track,
+  stopBefore: ((w: Write) => boolean) | null,
 ): Promise<Omit<MigrationRun, "warnings">> {
   const before = await settle(io, o, "before the first write");
   if (before.obs) track.seen(before.obs);
@@ -489,8 +503,15 @@ async function run(
       before.obs,
     );
   const initial = before.obs;
-  const forward = await drive(io, target, o, steps, "", initial, track);
-  if (forward.ok) return { changed: steps.length > 0, steps, initial, final: forward.obs };
+  const forward = await drive(io, target, o, steps, "", initial, track, stopBefore);
+  if (forward.ok)
+    return {
+      changed: steps.length > 0,
+      steps,
+      initial,
+      final: forward.obs,
+      ...(forward.stoppedBefore ? { stoppedBefore: forward.stoppedBefore } : {}),
+    };
   const back: StepDone[] = [];
   const undo = await rollBack(io, initial, target, o, back, track);
   throw new MigrationFailed(
@@ -506,13 +527,15 @@ async function run(
 }
 
 /**
- * Runs the migration (not in check mode). Throws MigrationFailed with what was done, whether it rolled back
- * and the last observation; LockRefused when another run holds the Lease (nothing written).
+ * Runs the migration (not in check mode), to the end or, with `stopBefore`, up to the first write it says yes to,
+ * settled, which it leaves unwritten. Throws MigrationFailed with what was done, whether it rolled back and the last
+ * observation; LockRefused when another run holds the Lease (nothing written).
  */
 export async function migrate(
   io: MigrationIo,
   target: Target,
   o: WaitOptions,
+  stopBefore: ((w: Write) => boolean) | null = null,
 ): Promise<MigrationRun> {
   await io.lock.acquire();
   const steps: StepDone[] = [];
@@ -527,7 +550,7 @@ export async function migrate(
   let outcome:
     { ok: true; run: Omit<MigrationRun, "warnings"> } | { ok: false; e: MigrationFailed };
   try {
-    outcome = { ok: true, run: await run(io, target, o, steps, track) };
+    outcome = { ok: true, run: await run(io, target, o, steps, track, stopBefore) };
   } catch (e) {
     const failed =
       e instanceof MigrationFailed

@@ -7,7 +7,7 @@ import { localHolder, localPlace } from "../cluster/lease.js";
 import type { Clock } from "../cluster/lock.js";
 import { Lock, LockLost } from "../cluster/lock.js";
 import type { ObserveOptions } from "../cluster/observe.js";
-import { observeForMigration } from "../cluster/observe-migration.js";
+import { observeForMigration, readBlockAffinities } from "../cluster/observe-migration.js";
 import type { Permission } from "../cluster/permissions.js";
 import { canICommand, deniedPermissions, permissionsFor } from "../cluster/permissions.js";
 import { kubectlBase } from "../cluster/read-kubectl.js";
@@ -15,6 +15,7 @@ import type { BatchCommand, CommandResult, CommandRunner } from "../cluster/runn
 import { runBatch } from "../cluster/runner.js";
 import type { WriteContext } from "../cluster/write.js";
 import { commandsFor } from "../cluster/write.js";
+import type { BlockAffinity } from "../calico/plan/fallback-routes.js";
 import type { MigrationIo } from "./executor.js";
 import { WriteFailed, brief } from "./executor.js";
 
@@ -42,7 +43,11 @@ export function realIo(
   clock: Clock = WALL_CLOCK,
 ): MigrationIo & {
   client(): WriteContext["client"];
-  deniedPermissions(writes: readonly Write[]): Promise<{ denied: Permission[]; unknown: string[] }>;
+  deniedPermissions(
+    writes: readonly Write[],
+    reads?: readonly Permission[],
+  ): Promise<{ denied: Permission[]; unknown: string[] }>;
+  blockAffinities(): Promise<BlockAffinity[]>;
 } {
   let client: WriteContext["client"] = o.client === "kubectl" ? "kubectl" : "calicoctl";
   const place = localPlace();
@@ -82,9 +87,9 @@ export function realIo(
   return {
     client: () => client,
     /** What the kubeconfig's identity may not do of what the plan's writes and the Lease need: one batch of can-i. */
-    async deniedPermissions(writes: readonly Write[]) {
+    async deniedPermissions(writes: readonly Write[], reads: readonly Permission[] = []) {
       const kubectl = kubectlBase(o.kubectlPath, o.kubeconfig);
-      const asked = permissionsFor(writes, { ...w, client });
+      const asked = permissionsFor(writes, { ...w, client }, reads);
       const answers = await runBatch(
         runner,
         asked.map((p) => canICommand(kubectl, p, o.timeoutSeconds)),
@@ -94,6 +99,7 @@ export function realIo(
     async observe() {
       return (await observe(null)).obs;
     },
+    blockAffinities: () => readBlockAffinities(runner, o),
     async poll() {
       const renewal = lease.renewal();
       let renewError: unknown = null;

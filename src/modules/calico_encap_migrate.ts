@@ -1,10 +1,18 @@
 // calico_encap_migrate: args -> observe -> plan -> (check mode: report) -> migrate -> result.
 
 import optionsSchema from "../../schemas/calico_encap_migrate.options.json" with { type: "json" };
+import {
+  fallbackRoutes,
+  isPoolSwitch,
+  planUntil,
+  STOP_BEFORE_POOL_SWITCH,
+  stopBeforeRefusal,
+} from "../calico/plan/fallback-routes.js";
+import type { FallbackRoute } from "../calico/plan/fallback-routes.js";
 import { plan, unsettled } from "../calico/plan/plan.js";
 import { skippedNodeWarnings } from "../calico/plan/scheduling.js";
 import { LockRefused } from "../cluster/lock.js";
-import { describePermission } from "../cluster/permissions.js";
+import { BLOCK_AFFINITIES_READ, describePermission } from "../cluster/permissions.js";
 import { observeOptionsFrom } from "../cluster/observe.js";
 import type { CommandRunner } from "../cluster/runner.js";
 import type { CalicoEncapMigrateParams } from "../generated/calico_encap_migrate.options.js";
@@ -55,9 +63,35 @@ export async function runMigrate(
       migrated_from: from,
       migrated_to: from,
     };
+  const stop = p.stop_before === STOP_BEFORE_POOL_SWITCH ? isPoolSwitch : null;
+  const stopRefused = stop ? stopBeforeRefusal(start.live, target, p.datastore) : null;
+  if (stopRefused)
+    return {
+      failed: true,
+      changed: false,
+      msg: `Refused before any write: ${stopRefused}`,
+      plan: [],
+      steps: [],
+      migrated_from: from,
+      migrated_to: from,
+      cluster_routes: planned.routes.why,
+    };
   const writes = planned.steps.flatMap((s) => (s.write ? [s.write] : []));
   const routes = { cluster_routes: planned.routes.why };
-  const planOut = planned.steps.map((s) => ({ title: s.title, write: s.write }));
+  const until = planUntil(planned.steps, stop);
+  const planOut = until.steps.map((s) => ({ title: s.title, write: s.write }));
+  /** fallback_routes from an observation and the block affinities then, or why not. */
+  const fallback = async (
+    obs: typeof start,
+  ): Promise<{ fallback_routes: Record<string, FallbackRoute[]> } | { reason: string }> => {
+    try {
+      const r = fallbackRoutes(obs, await io.blockAffinities(), target);
+      return r.ok ? { fallback_routes: r.routes } : { reason: r.reason };
+    } catch (e) {
+      return { reason: `reading the IPAM block affinities failed: ${brief(e, 1000)}` };
+    }
+  };
+  const stopped = (title: string) => ({ stopped_before: title });
   const diff = ctx.diff && writes.length ? { diff: migrationDiff(start, writes) } : {};
   const mtu = mtuWarning(from, summarizeTarget(target));
   const inPlace = inPlaceWindowWarning(start.live.pools, target, start.nodes);
@@ -73,7 +107,9 @@ export async function runMigrate(
   };
   // Before the first write (the Lease's): whether this identity may make every write of the plan. A denied one
   // refuses the run; one the API server could not be asked about is a warning.
-  const access = writes.length ? await io.deniedPermissions(writes) : { denied: [], unknown: [] };
+  const access = writes.length
+    ? await io.deniedPermissions(writes, stop ? [BLOCK_AFFINITIES_READ] : [])
+    : { denied: [], unknown: [] };
   const accessWarnings = access.unknown.length
     ? [
         `Could not ask the API server whether this kubeconfig's identity may make the run's writes (kubectl auth can-i): ${access.unknown.join("; ")}.`,
@@ -95,6 +131,24 @@ export async function runMigrate(
     accessWarnings.push(
       `This kubeconfig's identity may not ${access.denied.map(describePermission).join(", ")}: the run would refuse before any write.`,
     );
+  if (ctx.checkMode && until.stoppedBefore) {
+    // The fallback's routes are known once every node has its VTEP; before the tunnel pool's step they are not.
+    const ready = until.steps.some((s) => s.write) ? null : await fallback(start);
+    const routesNow = ready && "fallback_routes" in ready ? ready : null;
+    return {
+      changed: writes.length > 0,
+      msg: `Would run ${until.steps.filter((s) => s.write).length} step(s) and stop before '${until.stoppedBefore.title}' (stop_before: ${STOP_BEFORE_POOL_SWITCH})${until.steps.length ? `: ${until.steps.map((s) => s.title).join("; ")}` : ""}.${routesNow ? " fallback_routes: the routes each node's fallback table would hold." : ` fallback_routes are known once every node has its VTEP, at the stop${ready && "reason" in ready ? ` (now: ${ready.reason})` : ""}.`}`,
+      plan: planOut,
+      steps: [],
+      migrated_from: from,
+      migrated_to: summarize(start, names),
+      ...routes,
+      ...stopped(until.stoppedBefore.title),
+      ...(routesNow ?? {}),
+      ...diff,
+      ...warn(false, accessWarnings),
+    };
+  }
   if (ctx.checkMode)
     return {
       changed: writes.length > 0,
@@ -106,6 +160,7 @@ export async function runMigrate(
       migrated_from: from,
       migrated_to: summarizeTarget(target),
       ...routes,
+      ...(stop ? { fallback_routes: {} } : {}),
       ...diff,
       ...warn(writes.length > 0, accessWarnings),
     };
@@ -118,15 +173,46 @@ export async function runMigrate(
       migrated_from: from,
       migrated_to: from,
       ...routes,
+      ...(stop ? { fallback_routes: {} } : {}),
       ...warn(false),
     };
   try {
-    const run = await migrate(io, target, {
-      waitTimeoutSeconds: p.wait_timeout,
-      waitSleepSeconds: p.wait_sleep,
-    });
+    const run = await migrate(
+      io,
+      target,
+      { waitTimeoutSeconds: p.wait_timeout, waitSleepSeconds: p.wait_sleep },
+      stop,
+    );
     const to = summarize(run.final, names);
     const migratedFrom = summarize(run.initial, names);
+    if (run.stoppedBefore) {
+      const title = run.stoppedBefore.title;
+      const done = run.steps.length
+        ? ` after ${run.steps.length} step(s): ${run.steps.map((s) => `${s.title} (${s.seconds.toFixed(1)} s)`).join("; ")}`
+        : " before any write";
+      const fb = await fallback(run.final);
+      const base = {
+        changed: run.changed,
+        plan: planOut,
+        steps: run.steps,
+        migrated_from: migratedFrom,
+        migrated_to: to,
+        ...routes,
+        ...stopped(title),
+        ...warn(false, [...accessWarnings, ...run.warnings]),
+      };
+      if ("reason" in fb)
+        return {
+          ...base,
+          failed: true,
+          msg: `Stopped before step '${title}' (stop_before: ${STOP_BEFORE_POOL_SWITCH})${done}, but the fallback routes could not be made: ${fb.reason} The pool has not switched; running again without stop_before switches it without the fallback.`,
+        };
+      return {
+        ...base,
+        msg: `Stopped before step '${title}' (stop_before: ${STOP_BEFORE_POOL_SWITCH})${done}; every node has its VTEP. Install fallback_routes on every node (the role's calico_encap_bird_path_fallback), then run again without stop_before to finish.`,
+        ...fb,
+      };
+    }
     return {
       changed: run.changed,
       msg: run.changed
@@ -137,6 +223,7 @@ export async function runMigrate(
       migrated_from: migratedFrom,
       migrated_to: to,
       ...routes,
+      ...(stop ? { fallback_routes: {} } : {}),
       ...(run.changed ? diff : {}),
       ...warn(run.changed, [...accessWarnings, ...run.warnings]),
     };

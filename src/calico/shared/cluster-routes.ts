@@ -80,7 +80,7 @@ export interface RoutesPath {
 }
 
 /** The pool that switches between IPIP and VXLAN, and the encapsulation it moves into; null when none does. */
-function switchingPool(
+export function switchingPool(
   pools: Live["pools"],
   target: Target,
 ): { pool: Live["pools"][number]; encap: TunnelEncap } | null {

@@ -1,0 +1,137 @@
+// issue 41's fallback on BIRD's path, the backend's part (test/bench/FIGURES.md, "A fallback routing table through
+// the pool switch on BIRD's path"): calico_encap_migrate's stop_before: pool_switch stops a run just before the write
+// that switches a pool between IPIP and VXLAN, with every node's VTEP in place, and returns per Node the routes a
+// fallback table holds meanwhile: each remote block (its IPAM block affinity) via the peer's VXLAN tunnel address on
+// vxlan.calico, onlink. Into VXLAN those are the target's routes; out of VXLAN the source's (the VTEPs stay with the
+// tunnel pool). The role installs them (tasks/fallback_install.yml) and removes them. Pure.
+
+import { containsAddress, parseCidr } from "../shared/cidr.js";
+import { routesPath, switchingPool } from "../shared/cluster-routes.js";
+import { isOn } from "../shared/model.js";
+import type { Live } from "../shared/model.js";
+import type { ClusterObservation, Target } from "../shared/observation.js";
+import { isTunnelOnly, tunnelPoolCidrOf } from "../shared/tunnel-pool.js";
+import type { Write } from "./plan.js";
+
+/** The one value of calico_encap_migrate's stop_before that stops a run: before the pool's switch. */
+export const STOP_BEFORE_POOL_SWITCH = "pool_switch";
+
+/** Felix's VXLAN device on every node: the fallback's routes go through it. */
+export const FALLBACK_DEVICE = "vxlan.calico";
+
+/** One IPAM block affinity (crd.projectcalico.org BlockAffinity spec), as kubectl prints it. */
+export interface BlockAffinity {
+  node: string;
+  cidr: string;
+  /** confirmed, pending, pendingDeletion. */
+  state: string;
+  deleted: boolean;
+}
+
+/** One route of a node's fallback table: `ip route add <dst> via <via> dev vxlan.calico onlink`. */
+export interface FallbackRoute {
+  dst: string;
+  via: string;
+  dev: string;
+  onlink: true;
+  /** The Node whose block it is (the peer). */
+  peer: string;
+}
+
+/** Whether a write switches a pool between IPIP and VXLAN: the write stop_before: pool_switch stops before. */
+export function isPoolSwitch(write: Write | null): boolean {
+  if (write?.kind !== "pool") return false;
+  const { from, set } = write;
+  return (
+    (isOn(from.ipipMode) && isOn(set.vxlanMode)) || (isOn(from.vxlanMode) && isOn(set.ipipMode))
+  );
+}
+
+/**
+ * Why stop_before: pool_switch does not apply to this migration, or null (also when no pool switches: the run then
+ * has nothing to stop before). It is for BIRD's path only, and needs every node's VTEP through the switch: a VXLAN
+ * tunnel pool, given (tunnel_pool_cidr, into VXLAN) or there already (out of VXLAN, kept since the way in).
+ */
+export function stopBeforeRefusal(
+  live: Pick<Live, "calicoVersion" | "pools">,
+  target: Target,
+  datastore: string,
+): string | null {
+  const switching = switchingPool(live.pools, target);
+  if (!switching) return null;
+  const path = routesPath(live, target);
+  if (path.felix)
+    return `stop_before: ${STOP_BEFORE_POOL_SWITCH} is for BIRD's path, and this migration takes Felix's (${path.why}): Felix replaces each block's route in one write, so there is no gap for a fallback to cover. Remove stop_before.`;
+  const tunnelPool =
+    (switching.encap === "vxlan" && tunnelPoolCidrOf(target, "vxlan") !== undefined) ||
+    live.pools.some(
+      (p) => p.ipVersion === 4 && !p.disabled && isTunnelOnly(p) && isOn(p.vxlanMode),
+    );
+  if (!tunnelPool)
+    return switching.encap === "vxlan"
+      ? `stop_before: ${STOP_BEFORE_POOL_SWITCH} needs every node's VTEP before IPPool ${switching.pool.name} switches into VXLAN (the fallback routes go through them): add tunnel_pool_cidr.`
+      : `stop_before: ${STOP_BEFORE_POOL_SWITCH} needs every node's VTEP through IPPool ${switching.pool.name}'s switch out of VXLAN (the fallback keeps the VXLAN routes through them), which only a Tunnel-only VXLAN pool keeps, and the cluster has none: migrate into VXLAN with tunnel_pool_cidr first, or migrate without stop_before.`;
+  if (datastore !== "kdd")
+    return `stop_before: ${STOP_BEFORE_POOL_SWITCH} reads the IPAM block affinities with kubectl (blockaffinities.crd.projectcalico.org), which the ${datastore} datastore does not keep: it works with calico_datastore kdd only. Migrate without stop_before.`;
+  return null;
+}
+
+/** The pools whose blocks the fallback routes: the target's IPv4 pools. */
+function routedPools(live: Pick<Live, "pools">, target: Target): string[] {
+  return live.pools
+    .filter((p) => p.ipVersion === 4 && target.pools.some((t) => t.name === p.name))
+    .map((p) => p.cidr);
+}
+
+/**
+ * Each Node's fallback routes: every confirmed block affinity of another Node in one of the target's IPv4 pools, via
+ * that Node's VXLAN tunnel address. Refused (a reason) when a Node with such a block has no VXLAN tunnel address.
+ */
+export function fallbackRoutes(
+  obs: ClusterObservation,
+  affinities: readonly BlockAffinity[],
+  target: Target,
+): { ok: true; routes: Record<string, FallbackRoute[]> } | { ok: false; reason: string } {
+  const pools = routedPools(obs.live, target);
+  const blocks = affinities
+    .filter((a) => a.state === "confirmed" && !a.deleted && parseCidr(a.cidr)?.version === 4)
+    .filter((a) => pools.some((cidr) => containsAddress(cidr, a.cidr.split("/")[0] ?? "")))
+    .filter((a) => obs.nodes.some((n) => n.name === a.node));
+  const noVtep = [
+    ...new Set(
+      blocks
+        .filter((a) => !obs.nodes.find((n) => n.name === a.node)?.tunnel.vxlan)
+        .map((a) => a.node),
+    ),
+  ].sort();
+  if (noVtep.length)
+    return {
+      ok: false,
+      reason: `Node(s) ${noVtep.join(", ")} hold blocks of ${pools.join(", ")} but have no VXLAN tunnel address (projectcalico.org/IPv4VXLANTunnelAddr), so the fallback has no VTEP to route their blocks through. Expected every node's VTEP from the VXLAN tunnel pool before the switch: check that calico-node runs there and the tunnel pool selects it, then run again.`,
+    };
+  const routes: Record<string, FallbackRoute[]> = {};
+  for (const node of [...obs.nodes].sort((a, b) => a.name.localeCompare(b.name)))
+    routes[node.name] = blocks
+      .filter((a) => a.node !== node.name)
+      .map((a) => ({
+        dst: a.cidr,
+        via: obs.nodes.find((n) => n.name === a.node)?.tunnel.vxlan ?? "",
+        dev: FALLBACK_DEVICE,
+        onlink: true as const,
+        peer: a.node,
+      }))
+      .sort((a, b) => a.dst.localeCompare(b.dst, "en", { numeric: true }));
+  return { ok: true, routes };
+}
+
+/** The plan up to the first write `stopBefore` says yes to, and that step; the whole plan when none. */
+export function planUntil<S extends { write: Write | null }>(
+  steps: readonly S[],
+  stopBefore: ((w: Write | null) => boolean) | null,
+): { steps: S[]; stoppedBefore?: S } {
+  const at = stopBefore ? steps.findIndex((s) => stopBefore(s.write)) : -1;
+  const stop = steps[at];
+  return at < 0 || !stop
+    ? { steps: [...steps] }
+    : { steps: steps.slice(0, at), stoppedBefore: stop };
+}
