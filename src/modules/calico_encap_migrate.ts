@@ -119,7 +119,7 @@ export async function runMigrate(
     return {
       failed: true,
       changed: false,
-      msg: `Refused before any write: the kubeconfig's identity (${p.kubeconfig}) may not ${access.denied.map(describePermission).join(", ")}, which this run needs (kubectl auth can-i said no). Grant them, e.g. with the collection's roles/calico_encap/files/rbac-migrate.yaml, or run with a kubeconfig that has them.`,
+      msg: `Refused before any write: the kubeconfig's identity (${p.kubeconfig}) may not ${access.denied.map(describePermission).join(", ")}, which this run needs (kubectl auth can-i said no). Grant them, e.g. with the collection's roles/calico_encap/files/rbac-migrate.yaml${access.denied.some((d) => describePermission(d) === describePermission(BLOCK_AFFINITIES_READ)) ? ` (which does not grant stop_before's ${describePermission(BLOCK_AFFINITIES_READ)}: add that rule to its ClusterRole)` : ""}, or run with a kubeconfig that has them.`,
       plan: planOut,
       steps: [],
       migrated_from: from,
