@@ -1,0 +1,338 @@
+// Issue 41's fallback on BIRD's path, the product's first slice, on the lab's real control plane and calico-node
+// (Felix, allocate-tunnel-addrs, confd, BIRD; kernel VXLAN): calico_encap_migrate with stop_before: pool_switch stops
+// before the pool's switch with every VTEP from the tunnel pool, and its fallback_routes are each remote block (the
+// main table's BIRD or Felix route for it) via the peer's VTEP (the address on the peer's vxlan.calico); the role's
+// fallback_install puts exactly those into table 1041 with the two rules on every node; ansible/playbooks/migrate.yml
+// with calico_encap_bird_path_fallback: true removes a killed run's leftovers, finishes, and leaves nothing on any
+// node (no rule at 1040 or 1041, no route of protocol 141 in any table). Which way BIRD's path goes depends on the
+// lab's Calico: before v3.31 (LAB_CALICO=v3.30.1, or the seed era's v3.22.0) into VXLAN with tunnel_pool_cidr and
+// back out with the tunnel pool kept; on v3.31 the way in takes Felix's path, where stop_before is refused before any
+// write, and the way out (no ipip_tunnel_pool_cidr) is BIRD's. Loss is not measured here (FIGURES.md has the hand
+// measurement). Stand-in: nodes 2 and 3 are reached by Ansible's local connection with a Python interpreter that
+// runs in the node's network namespace (the lab has sshd on node-1 only); node-1 over its real SSH; become with su
+// (no sudo here).
+
+import { expect } from "chai";
+import { execa } from "execa";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { hasClusterRoutes } from "../../src/calico/shared/cluster-routes.js";
+import { ansibleEnv, REPO, runTask, VENV_BIN, type TaskResult } from "../support/ansible.js";
+import {
+  calicoctl,
+  labDown,
+  labUp,
+  migrateArgs,
+  nodesStatus,
+  realCalicoNode,
+  resourceVersions,
+  waitUntil,
+  type Lab,
+} from "../support/lab.js";
+import { runPlaybook, type PlaybookRun } from "../support/playbook.js";
+
+const NODES = ["node-1", "node-2", "node-3"];
+const PREFIX = process.env.LAB_NETNS_PREFIX ?? "calab-";
+const TUNNEL_CIDR = "172.30.0.0/24";
+const TABLE = "1041";
+const PROTOCOL = "141";
+const INTO_VXLAN = { ipip_mode: "Never", vxlan_mode: "Always", network_backend: "vxlan" };
+const OUT_OF_VXLAN = { ipip_mode: "Always", vxlan_mode: "Never", network_backend: "bird" };
+/** The same targets as the playbook's Kubespray variables. */
+const asInventory = (t: typeof INTO_VXLAN) => ({
+  calico_ipip_mode: t.ipip_mode,
+  calico_vxlan_mode: t.vxlan_mode,
+  calico_network_backend: t.network_backend,
+  calico_encap_tunnel_pool_cidr: TUNNEL_CIDR,
+  calico_encap_wait_sleep: 1,
+  calico_encap_wait_timeout: 180,
+});
+
+interface Route {
+  dst: string;
+  gateway?: string;
+  dev?: string;
+  protocol?: string;
+  table?: string;
+  flags?: string[];
+}
+interface Rule {
+  priority: number;
+  table: string;
+  suppress_prefixlen?: number;
+}
+interface Named {
+  dst: string;
+  via: string;
+  dev: string;
+  onlink: boolean;
+  peer: string;
+}
+
+async function ipJson<T>(node: string, ...args: string[]): Promise<T[]> {
+  const r = await execa("ip", ["-n", `${PREFIX}${node}`, "-4", "-j", ...args]);
+  return JSON.parse(r.stdout || "[]") as T[];
+}
+
+/** What a node's kernel has of the fallback: rules at 1040 and 1041, and routes in 1041 or of protocol 141. */
+async function fallbackOn(node: string): Promise<{ rules: Rule[]; routes: Route[] }> {
+  const rules = (await ipJson<Rule>(node, "rule", "show")).filter((r) =>
+    [1040, 1041].includes(r.priority),
+  );
+  const routes = (await ipJson<Route>(node, "route", "show", "table", "all")).filter(
+    (r) => r.table === TABLE || r.protocol === PROTOCOL,
+  );
+  return { rules, routes };
+}
+
+async function nothingLeft(when: string): Promise<void> {
+  for (const node of NODES)
+    expect(
+      await fallbackOn(node),
+      `${when}: nothing of the fallback left on ${node}`,
+    ).to.deep.equal({
+      rules: [],
+      routes: [],
+    });
+}
+
+/** The address on a node's vxlan.calico: its VTEP, as the kernel has it. */
+async function vtepOf(node: string): Promise<string> {
+  const [link] = await ipJson<{ addr_info: { local: string }[] }>(
+    node,
+    "addr",
+    "show",
+    "dev",
+    "vxlan.calico",
+  );
+  return link?.addr_info[0]?.local ?? "";
+}
+
+/** A node's own block: its BIRD blackhole route (BIRD's path keeps one per block it holds). */
+async function blocksOf(node: string): Promise<string[]> {
+  return (await ipJson<Route & { type?: string }>(node, "route", "show", "proto", "bird"))
+    .filter((r) => r.type === "blackhole")
+    .map((r) => r.dst);
+}
+
+/** The lab's inventory with nodes 2 and 3 in kube_node, reached in their network namespaces; become with su. */
+function inventoryOf(lab: Lab): string {
+  const dir = mkdtempSync(join(tmpdir(), "calico-encap-fallback-"));
+  const hosts = NODES.slice(1).map((node) => {
+    const python = join(dir, `python-${node}`);
+    writeFileSync(
+      python,
+      `#!/bin/sh\n# ${node}'s stand-in for SSH: Python in its network namespace.\nexec ip netns exec ${PREFIX}${node} /usr/bin/python3 "$@"\n`,
+    );
+    chmodSync(python, 0o755);
+    return `${node} ansible_connection=local ansible_python_interpreter=${python}`;
+  });
+  const lines = readFileSync(join(lab.state, "inventory.ini"), "utf8").replace(
+    "[k8s_cluster:children]\nkube_control_plane\n",
+    `[kube_node]\n${hosts.join("\n")}\n\n[k8s_cluster:children]\nkube_control_plane\nkube_node\n`,
+  );
+  expect(lines, "the lab's inventory has the k8s_cluster group this test extends").to.include(
+    "kube_node",
+  );
+  writeFileSync(join(dir, "hosts.ini"), `${lines}ansible_become_method=su\n`);
+  return join(dir, "hosts.ini");
+}
+
+/** Runs the role's fallback_install on every host of k8s_cluster with the routes given. */
+async function install(
+  inventory: string,
+  routes: Record<string, Named[]>,
+): Promise<{ exitCode: number; output: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "calico-encap-fallback-play-"));
+  const play = join(dir, "install.yml");
+  writeFileSync(
+    play,
+    stringify([
+      {
+        name: "Install the fallback",
+        hosts: "k8s_cluster",
+        gather_facts: false,
+        become: true,
+        tasks: [
+          {
+            name: "Install the fallback",
+            "ansible.builtin.import_role": { name: "calico_encap", tasks_from: "fallback_install" },
+            vars: { calico_encap_fallback_routes: routes },
+          },
+        ],
+      },
+    ]),
+  );
+  const r = await execa(join(VENV_BIN, "ansible-playbook"), ["-i", inventory, play], {
+    reject: false,
+    cwd: REPO,
+    env: ansibleEnv(),
+    all: true,
+  });
+  return { exitCode: r.exitCode ?? -1, output: r.all ?? "" };
+}
+
+async function poolModes(lab: Lab): Promise<{ ipipMode?: string; vxlanMode?: string }> {
+  return (
+    JSON.parse(await calicoctl(lab, "get", "ippool", "default-pool", "-o", "json")) as {
+      spec: { ipipMode?: string; vxlanMode?: string };
+    }
+  ).spec;
+}
+
+/** The hosts on which the play's task changed something (`changed: [node-2]` lines after its TASK line). */
+function changedBy(run: PlaybookRun | { output: string }, task: string): string[] {
+  const hosts = new Set<string>();
+  let inTask = false;
+  for (const line of run.output.split("\n")) {
+    if (line.startsWith("TASK [")) inTask = line.includes(task);
+    const m = /^changed: \[([^\]]+)\]/.exec(line);
+    if (inTask && m?.[1]) hosts.add(m[1]);
+  }
+  return [...hosts].sort();
+}
+
+describe("issue 41's fallback on BIRD's path through the product (stop_before, the role's install and removal)", function () {
+  this.timeout(900000);
+  let lab: Lab;
+  let inventory: string;
+  let felixPathIn: boolean;
+  before(async () => {
+    lab = await labUp("kubespray-2.18");
+    expect(realCalicoNode(lab), "the real calico-node runs on the nodes").to.equal(true);
+    inventory = inventoryOf(lab);
+    felixPathIn = hasClusterRoutes(lab.env.LAB_CALICO_RELEASE ?? null);
+    await waitUntil("calico-node ready with BIRD on every node", () => {
+      const s = nodesStatus(lab).summary;
+      return s.podsReady === 3 && s.birdRunning === 3;
+    });
+    await nothingLeft("before any run");
+  });
+  after(async () => {
+    await labDown();
+  });
+
+  it("into VXLAN: stops before the switch with every VTEP, names each node's routes, installs them as named; migrate.yml with the fallback then removes them (a killed play's leftovers), finishes, and leaves nothing", async () => {
+    const args = { ...migrateArgs(lab), ...INTO_VXLAN, tunnel_pool_cidr: TUNNEL_CIDR };
+    if (felixPathIn) {
+      // Calico v3.31: into VXLAN with the tunnel pool is Felix's path; the stop is refused before any write.
+      const before = await resourceVersions(lab);
+      const r = (await runTask({ calico_encap_migrate: { ...args, stop_before: "pool_switch" } }))
+        .result;
+      expect(r.failed, r.msg).to.equal(true);
+      expect(r.msg).to.match(
+        /^Refused before any write: stop_before: pool_switch is for BIRD's path, and this migration takes Felix's/,
+      );
+      expect(await resourceVersions(lab), "nothing written").to.deep.equal(before);
+      const run = (await runTask({ calico_encap_migrate: args })).result;
+      expect(run.failed, run.msg).to.not.equal(true);
+      expect(await poolModes(lab)).to.include({ vxlanMode: "Always" });
+      return;
+    }
+    const check = (
+      await runTask(
+        { calico_encap_migrate: { ...args, stop_before: "pool_switch" } },
+        { args: ["--check"] },
+      )
+    ).result;
+    expect(check.stopped_before, check.msg).to.match(
+      /^Switch IPPool default-pool to ipipMode Never, vxlanMode Always/,
+    );
+    expect(check.plan, "check mode's plan: the steps before the stop").to.have.length(2);
+
+    const r: TaskResult = (
+      await runTask({ calico_encap_migrate: { ...args, stop_before: "pool_switch" } })
+    ).result;
+    expect(r.failed, r.msg).to.not.equal(true);
+    expect(r.msg).to.match(
+      /^Stopped before step 'Switch IPPool default-pool to ipipMode Never, vxlanMode Always/,
+    );
+    expect(r.stopped_before).to.equal(check.stopped_before);
+    expect(await poolModes(lab), "the pool has not switched").to.include({ ipipMode: "Always" });
+    // The names against the kernels: each other node's block via that node's VTEP.
+    const vteps: Record<string, string> = {};
+    const blocks: Record<string, string[]> = {};
+    for (const n of NODES) {
+      vteps[n] = await vtepOf(n);
+      blocks[n] = await blocksOf(n);
+      expect(vteps[n], `${n}'s VTEP in the tunnel pool`).to.match(/^172\.30\.0\.\d+$/);
+      expect(blocks[n], `${n} holds a block`).to.have.length.above(0);
+    }
+    const routes = r.fallback_routes as Record<string, Named[]>;
+    expect(Object.keys(routes).sort()).to.deep.equal(NODES);
+    for (const n of NODES) {
+      const expected = NODES.filter((p) => p !== n).flatMap((p) =>
+        (blocks[p] ?? []).map((dst) => ({
+          dst,
+          via: vteps[p],
+          dev: "vxlan.calico",
+          onlink: true,
+          peer: p,
+        })),
+      );
+      expect(
+        [...(routes[n] ?? [])].sort((a, b) => a.dst.localeCompare(b.dst)),
+        n,
+      ).to.deep.equal(expected.sort((a, b) => a.dst.localeCompare(b.dst)));
+    }
+
+    const installed = await install(inventory, routes);
+    expect(installed.exitCode, installed.output).to.equal(0);
+    for (const n of NODES) {
+      const on = await fallbackOn(n);
+      expect(on.rules, n).to.deep.equal([
+        { priority: 1040, src: "all", table: "main", suppress_prefixlen: 0 },
+        { priority: 1041, src: "all", table: TABLE },
+      ]);
+      expect(
+        on.routes.map((x) => [x.dst, x.gateway, x.dev, x.protocol, x.table, x.flags]).sort(),
+        n,
+      ).to.deep.equal(
+        (routes[n] ?? []).map((x) => [x.dst, x.via, x.dev, PROTOCOL, TABLE, ["onlink"]]).sort(),
+      );
+    }
+    const again = await install(inventory, routes);
+    expect(again.exitCode, again.output).to.equal(0);
+    expect(changedBy(again, "calico_encap : "), "a second install changes nothing").to.deep.equal(
+      [],
+    );
+
+    // The play stops here, as if killed: migrate.yml with the fallback removes the leftovers first, stops before
+    // the switch again (nothing to write), installs, finishes and removes.
+    const run = await runPlaybook("migrate", inventory, {
+      extraVars: { calico_encap_bird_path_fallback: true, ...asInventory(INTO_VXLAN) },
+    });
+    expect(run.exitCode, run.output).to.equal(0);
+    expect(changedBy(run, "Delete the rule that consults the fallback table")).to.deep.equal(NODES);
+    expect(changedBy(run, "Add the fallback routes")).to.deep.equal(NODES);
+    expect(run.output).to.match(
+      /"msg": "Migrated in \d step\(s\): Switch IPPool default-pool to ipipMode Never, vxlanMode Always/,
+    );
+    expect(await poolModes(lab)).to.include({ vxlanMode: "Always" });
+    await nothingLeft("after migrate.yml with the fallback into VXLAN");
+  });
+
+  it("out of VXLAN with the tunnel pool kept: migrate.yml with the fallback installs the VXLAN routes on every node through the switch and leaves nothing", async () => {
+    const run = await runPlaybook("migrate", inventory, {
+      extraVars: { calico_encap_bird_path_fallback: true, ...asInventory(OUT_OF_VXLAN) },
+    });
+    expect(run.exitCode, run.output).to.equal(0);
+    expect(changedBy(run, "Add the fallback routes")).to.deep.equal(NODES);
+    // The rules go at the removal; the routes went before it, with vxlan.calico, when the step after the switch
+    // turned vxlanEnabled off (a device's routes go with it).
+    expect(changedBy(run, "Delete the rule that consults the fallback table")).to.deep.equal(NODES);
+    expect(run.output).to.match(
+      /Stopped before step 'Switch IPPool default-pool to ipipMode Always, vxlanMode Never/,
+    );
+    expect(await poolModes(lab)).to.include({ ipipMode: "Always" });
+    await nothingLeft("after migrate.yml with the fallback out of VXLAN");
+    const second = await runPlaybook("migrate", inventory, {
+      extraVars: { calico_encap_bird_path_fallback: true, ...asInventory(OUT_OF_VXLAN) },
+    });
+    expect(second.exitCode, second.output).to.equal(0);
+    expect(changedBy(second, "calico_encap : "), "a second run changes nothing").to.deep.equal([]);
+    await nothingLeft("after a second run");
+  });
+});
