@@ -17,6 +17,7 @@
 // Felix's sleep, 2.7 s for runsv to start it again at load 30, 2.9 s to resync); 13 of the 95 took longer than 5 s
 // (test/bench/FIGURES.md, "When Felix takes BIRD's routes over").
 
+import { someNames } from "../shared/names.js";
 import type { Write } from "./plan.js";
 import type { NodeObservation } from "../shared/observation.js";
 import { TUNNEL_KINDS } from "../shared/tunnels.js";
@@ -89,6 +90,6 @@ export function felixRestartPending(cause: FelixRestart | null, now: number): st
   if (!cause) return null;
   const left = Math.ceil((cause.at + cause.seconds * 1000 - now) / 1000);
   if (left <= 0) return null;
-  const where = cause.nodes.length ? ` on ${cause.nodes.join(", ")}` : " on every node";
+  const where = cause.nodes.length ? ` on ${someNames(cause.nodes)}` : " on every node";
   return `Felix restarting${where} after ${WHY[cause.cause]} (${left} s left; Calico restarts Felix for it and nothing in the datastore shows when it is back)`;
 }

@@ -19,6 +19,7 @@
 //    pool, so that Felix alone programs every route through the pool's switch; turned off with the unused flags once
 //    no IPIP pool remains, and left on while one does (turning it off costs a BIRD scan).
 
+import { someNames } from "../shared/names.js";
 import { effectiveFlag, ENCAPSULATIONS, FELIX_FLAG, poolsUsing } from "../shared/felix.js";
 import type { FelixInputs } from "../shared/felix.js";
 import type {
@@ -121,9 +122,9 @@ export function unsettled(obs: ClusterObservation): string[] {
     );
   const nodes = nodesToConverge(obs).converge;
   const notReady = nodes.filter((n) => !n.calicoNodeReady).map((n) => n.name);
-  if (notReady.length) out.push(`calico-node not ready on ${notReady.join(", ")}`);
+  if (notReady.length) out.push(`calico-node not ready on ${someNames(notReady)}`);
   const missing = missingTunnels(obs.live.pools, nodes);
-  if (missing.length) out.push(`tunnel address missing on ${missing.join(", ")}`);
+  if (missing.length) out.push(`tunnel address missing on ${someNames(missing)}`);
   return out;
 }
 
