@@ -92,6 +92,8 @@ export async function runMigrate(
     }
   };
   const stopped = (title: string) => ({ stopped_before: title });
+  /** With stop_before and no pool switch left: the run goes to the end and there is no fallback to install. */
+  const nothingToStopBefore = stop ? { fallback_routes: {} } : {};
   const diff = ctx.diff && writes.length ? { diff: migrationDiff(start, writes) } : {};
   const mtu = mtuWarning(from, summarizeTarget(target));
   const inPlace = inPlaceWindowWarning(start.live.pools, target, start.nodes);
@@ -160,7 +162,7 @@ export async function runMigrate(
       migrated_from: from,
       migrated_to: summarizeTarget(target),
       ...routes,
-      ...(stop ? { fallback_routes: {} } : {}),
+      ...nothingToStopBefore,
       ...diff,
       ...warn(writes.length > 0, accessWarnings),
     };
@@ -173,7 +175,7 @@ export async function runMigrate(
       migrated_from: from,
       migrated_to: from,
       ...routes,
-      ...(stop ? { fallback_routes: {} } : {}),
+      ...nothingToStopBefore,
       ...warn(false),
     };
   try {
@@ -223,7 +225,7 @@ export async function runMigrate(
       migrated_from: migratedFrom,
       migrated_to: to,
       ...routes,
-      ...(stop ? { fallback_routes: {} } : {}),
+      ...nothingToStopBefore,
       ...(run.changed ? diff : {}),
       ...warn(run.changed, [...accessWarnings, ...run.warnings]),
     };

@@ -8,6 +8,7 @@
 import { containsAddress, parseCidr } from "../shared/cidr.js";
 import { routesPath, switchingPool } from "../shared/cluster-routes.js";
 import { isOn } from "../shared/model.js";
+import { someNames } from "../shared/names.js";
 import type { Live } from "../shared/model.js";
 import type { ClusterObservation, Target } from "../shared/observation.js";
 import { isTunnelOnly, tunnelPoolCidrOf } from "../shared/tunnel-pool.js";
@@ -93,21 +94,17 @@ export function fallbackRoutes(
   target: Target,
 ): { ok: true; routes: Record<string, FallbackRoute[]> } | { ok: false; reason: string } {
   const pools = routedPools(obs.live, target);
+  // One look-up per block affinity, not a scan of every Node (issue 40: a thousand Nodes, a block or more each).
+  const vtepOf = new Map(obs.nodes.map((n) => [n.name, n.tunnel.vxlan] as const));
   const blocks = affinities
     .filter((a) => a.state === "confirmed" && !a.deleted && parseCidr(a.cidr)?.version === 4)
     .filter((a) => pools.some((cidr) => containsAddress(cidr, a.cidr.split("/")[0] ?? "")))
-    .filter((a) => obs.nodes.some((n) => n.name === a.node));
-  const noVtep = [
-    ...new Set(
-      blocks
-        .filter((a) => !obs.nodes.find((n) => n.name === a.node)?.tunnel.vxlan)
-        .map((a) => a.node),
-    ),
-  ].sort();
+    .filter((a) => vtepOf.has(a.node));
+  const noVtep = [...new Set(blocks.filter((a) => !vtepOf.get(a.node)).map((a) => a.node))].sort();
   if (noVtep.length)
     return {
       ok: false,
-      reason: `Node(s) ${noVtep.join(", ")} hold blocks of ${pools.join(", ")} but have no VXLAN tunnel address (projectcalico.org/IPv4VXLANTunnelAddr), so the fallback has no VTEP to route their blocks through. Expected every node's VTEP from the VXLAN tunnel pool before the switch: check that calico-node runs there and the tunnel pool selects it, then run again.`,
+      reason: `Node(s) ${someNames(noVtep)} hold blocks of ${pools.join(", ")} but have no VXLAN tunnel address (projectcalico.org/IPv4VXLANTunnelAddr), so the fallback has no VTEP to route their blocks through. Expected every node's VTEP from the VXLAN tunnel pool before the switch: check that calico-node runs there and the tunnel pool selects it, then run again.`,
     };
   const routes: Record<string, FallbackRoute[]> = {};
   for (const node of [...obs.nodes].sort((a, b) => a.name.localeCompare(b.name)))
@@ -115,7 +112,7 @@ export function fallbackRoutes(
       .filter((a) => a.node !== node.name)
       .map((a) => ({
         dst: a.cidr,
-        via: obs.nodes.find((n) => n.name === a.node)?.tunnel.vxlan ?? "",
+        via: vtepOf.get(a.node) ?? "",
         dev: FALLBACK_DEVICE,
         onlink: true as const,
         peer: a.node,

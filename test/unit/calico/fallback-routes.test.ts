@@ -198,4 +198,22 @@ describe("stop_before: pool_switch (issue 41's fallback, the backend's part)", (
       /^Node\(s\) node-1, node-2, node-3 hold blocks of 10\.233\.64\.0\/18 but have no VXLAN tunnel address .*check that calico-node runs there/,
     );
   });
+
+  it("names the first ten Nodes without a VTEP and counts the rest (a thousand nodes' refusal stays one line)", () => {
+    const s = start("IPIP Always", "bird", "explicit", "v3.30.1");
+    const names = Array.from({ length: 12 }, (_, i) => `sim-${String(i + 1).padStart(4, "0")}`);
+    const base = s.nodes[0];
+    if (!base) throw new Error("the sim cluster has no node");
+    const obs = { ...s, nodes: names.map((name) => ({ ...base, name })) };
+    const blocks = names.map((node, i) => ({
+      node,
+      cidr: `10.233.${64 + i}.0/24`,
+      state: "confirmed",
+      deleted: false,
+    }));
+    const r = fallbackRoutes(obs, blocks, INTO_VXLAN);
+    expect(!r.ok && r.reason).to.match(
+      /^Node\(s\) sim-0001, sim-0002, .*, sim-0010 and 2 more \(12 in all\) hold blocks of 10\.233\.64\.0\/18 but/,
+    );
+  });
 });
