@@ -10,6 +10,7 @@
 # and the bytes and seconds of every read it made (kubectl and calicoctl.sh are wrapped by a script that counts
 # their stdout). The sizes grow in one lab, one run each; ratios are taken against the first size of the run.
 #
+# At each size the check also runs BENCH_QUIET_RUNS times with kwok paused (quiet_check: the equal-load comparison).
 # Needs a lab that is up (source its env: LAB_STATE, KUBECONFIG, LAB_BIN, PATH). Env: BENCH_SIZES ("3 100 1000"),
 # KWOK (the kwok binary, test/lab/kwok-nodes.sh), BENCH_OUT ($LAB_STATE/bench-scale), BENCH_ALLOC_JOBS (2: allocators at once),
 # BENCH_DIST (the build measured: $REPO/dist), BENCH_BASELINE (a dist/ folder of another build, e.g. an earlier commit's: its check and poll are measured too, at
@@ -87,6 +88,42 @@ measure() {
 	printf '%s\t%s\n' "$tag" "$(tail -1 "$OUT/self-rss-$tag")" >>"$OUT/self-rss.tsv"
 }
 
+# The machine's idle and total jiffies since boot (/proc/stat's first line: idle and iowait count as idle).
+cpu_jiffies() { awk '/^cpu / {t = 0; for (i = 2; i <= NF; i++) t += $i; print $5 + $6, t}' /proc/stat; }
+
+# The check at equal load (issue 40's bound, the 1000-node check at most twice the 3-node one): kwok and the
+# stand-in's allocators are paused (SIGSTOP) for BENCH_QUIET_SETTLE_S (10) and BENCH_QUIET_RUNS (5) checks, so at
+# every size the two cores serve only the lab's control plane and the check, and not the simulated kubelets'
+# heartbeats (which a real cluster's kubelets send from their own machines). Per run: wall seconds, the CPU seconds
+# of the check and the reads it waited for (user + system, /usr/bin/time -v), and the machine's idle share over the
+# runs (from /proc/stat), which shows the load was the same. 10 s is a quarter of the node Leases' 40 s: no node
+# goes NotReady meanwhile.
+quiet_check() {
+	local n=$1 pids r before after
+	pids=$(
+		cat "$LAB_STATE/kwok.pid" 2>/dev/null || true
+		pgrep -f 'allocate-tunnel-addrs' || true
+	)
+	# shellcheck disable=SC2086
+	[[ -z $pids ]] || kill -STOP $pids 2>/dev/null || true
+	sleep "${BENCH_QUIET_SETTLE_S:-10}"
+	before=$(cpu_jiffies)
+	for r in $(seq 1 "${BENCH_QUIET_RUNS:-5}"); do
+		measure "quiet-$n-$r" "$DIST" check "${INVENTORY[@]}"
+		awk -F': ' -v n="$n" -v r="$r" '/User time/ {u = $2} /System time/ {s = $2}
+			/Elapsed \(wall clock\)/ {k = split($2, a, ":"); w = 0; for (i = 1; i <= k; i++) w = w * 60 + a[i]}
+			END {printf "%s\t%s\t%.2f\t%.2f\n", n, r, w, u + s}' "$OUT/time-quiet-$n-$r" >>"$OUT/quiet.tsv"
+	done
+	after=$(cpu_jiffies)
+	# shellcheck disable=SC2086
+	[[ -z $pids ]] || kill -CONT $pids 2>/dev/null || true
+	awk -v n="$n" -v b="$before" -v a="$after" 'BEGIN {split(b, x, " "); split(a, y, " ");
+		printf "%s\t%.0f\n", n, 100 * (y[1] - x[1]) / (y[2] - x[2])}' >>"$OUT/quiet-idle.tsv"
+	log "size $n: $r checks with kwok paused"
+}
+
+: >"$OUT/quiet.tsv"
+: >"$OUT/quiet-idle.tsv"
 : >"$OUT/runs.tsv"
 : >"$OUT/self-rss.tsv"
 : >"$OUT/read-rss.tsv"
@@ -107,6 +144,7 @@ for n in $SIZES; do
 		measure "poll-base-$n" "$BENCH_BASELINE" migrate "${TO_VXLAN[@]}"
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$tunnels" "$pods" "$load" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/sizes.tsv"
+	quiet_check "$n"
 	log "size $n: $tunnels nodes with a tunnel address, $pods calico-node pods Running, load $load"
 	if [[ -n ${BENCH_PLAN:-} ]]; then
 		node "$DIST/test/bench/plan.bench.js" --record "$OUT/observation-$n.json" --calicoctl "$LAB_CALICOCTL_SH" \
@@ -172,6 +210,16 @@ read_name() {
 			sub(/--kubeconfig [^ ]* /, "", a); printf "| %s | %.1f | %.1f | %s |\n", t, self / 1024, m / 1024, substr(a, 1, 60)
 		}' "$OUT/read-rss.tsv"
 	done <"$OUT/self-rss.tsv"
+	echo
+	echo "| nodes | check with kwok paused: runs | wall s median (min-max) | x | CPU s median (check and its reads) | x | machine idle % |"
+	echo "|---|---|---|---|---|---|---|"
+	for n in $SIZES; do
+		awk -F'\t' -v n="$n" -v first="$first" -v idle="$(awk -F'\t' -v n="$n" '$1 == n {print $2}' "$OUT/quiet-idle.tsv")" '
+			function med(v, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t } return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2 }
+			$1 == n {k++; w[k] = $3; c[k] = $4} $1 == first {k0++; w0[k0] = $3; c0[k0] = $4}
+			END {if (!k) exit; mw = med(w, k); mc = med(c, k); lo = w[1]; hi = w[k]
+				printf "| %s | %d | %.2f (%.2f-%.2f) | %.2f | %.2f | %.2f | %s |\n", n, k, mw, lo, hi, mw / med(w0, k0), mc, mc / med(c0, k0), idle}' "$OUT/quiet.tsv"
+	done
 	echo
 	echo "| nodes | with a tunnel address | calico-node Pods Running | load before | load after |"
 	echo "|---|---|---|---|---|"
