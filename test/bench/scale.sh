@@ -112,9 +112,10 @@ quiet_check() {
 	before=$(cpu_jiffies)
 	for r in $(seq 1 "${BENCH_QUIET_RUNS:-5}"); do
 		measure "quiet-$n-$r" "$DIST" check "${INVENTORY[@]}"
-		awk -F': ' -v n="$n" -v r="$r" '/User time/ {u = $2} /System time/ {s = $2}
-			/Elapsed \(wall clock\)/ {k = split($2, a, ":"); w = 0; for (i = 1; i <= k; i++) w = w * 60 + a[i]}
-			END {printf "%s\t%s\t%.2f\t%.2f\n", n, r, w, u + s}' "$OUT/time-quiet-$n-$r" >>"$OUT/quiet.tsv"
+		# The wall seconds measure() wrote to runs.tsv; the CPU seconds from the same /usr/bin/time -v file.
+		awk -F': ' -v n="$n" -v r="$r" -v w="$(awk -F'\t' -v t="quiet-$n-$r" '$1 == t {print $2}' "$OUT/runs.tsv")" \
+			'/User time/ {u = $2} /System time/ {s = $2} END {printf "%s\t%s\t%.2f\t%.2f\n", n, r, w, u + s}' \
+			"$OUT/time-quiet-$n-$r" >>"$OUT/quiet.tsv"
 	done
 	after=$(cpu_jiffies)
 	# shellcheck disable=SC2086
@@ -221,8 +222,9 @@ read_name() {
 	for n in $SIZES; do
 		awk -F'\t' -v n="$n" -v first="$first" -v idle="$(awk -F'\t' -v n="$n" '$1 == n {print $2}' "$OUT/quiet-idle.tsv")" '
 			function med(v, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t } return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2 }
-			$1 == n {k++; w[k] = $3; c[k] = $4} $1 == first {k0++; w0[k0] = $3; c0[k0] = $4}
-			END {if (!k) exit; mw = med(w, k); mc = med(c, k); lo = w[1]; hi = w[k]
+			$1 == n {k++; w[k] = $3; c[k] = $4; if (k == 1 || $3 < lo) lo = $3; if (k == 1 || $3 > hi) hi = $3}
+			$1 == first {k0++; w0[k0] = $3; c0[k0] = $4}
+			END {if (!k) exit; mw = med(w, k); mc = med(c, k)
 				printf "| %s | %d | %.2f (%.2f-%.2f) | %.2f | %.2f | %.2f | %s |\n", n, k, mw, lo, hi, mw / med(w0, k0), mc, mc / med(c0, k0), idle}' "$OUT/quiet.tsv"
 	done
 	echo

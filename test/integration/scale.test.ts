@@ -1,7 +1,8 @@
 // One scaled case in make test (issue 40): the check and one migration poll against 100 nodes (SCALE_NODES; make
-// test-full runs it at 1000 as well), all but 3 of them simulated on the lab's real control plane (test/lab/kwok-nodes.sh: kwok keeps them and their calico-node pods
-// Ready, Calico's own allocator gives their tunnel addresses). It asserts what is read, never the time it took:
-// every node's tunnel address and calico-node readiness, as the whole objects say them. make bench-scale measures.
+// test-full runs it at 1000 as well), all but 3 of them simulated on the lab's real control plane
+// (test/lab/kwok-nodes.sh: kwok keeps them and their calico-node pods Ready, Calico's own allocator gives their tunnel
+// addresses). It asserts what is read, never the time it took: every node's tunnel address and calico-node readiness,
+// as the whole objects say them. make bench-scale measures.
 
 import { expect } from "chai";
 import { execa } from "execa";
