@@ -1,17 +1,25 @@
-// Issue 41's fallback on BIRD's path, the product's first slice, on the lab's real control plane and calico-node
-// (Felix, allocate-tunnel-addrs, confd, BIRD; kernel VXLAN): calico_encap_migrate with stop_before: pool_switch stops
-// before the pool's switch with every VTEP from the tunnel pool, and its fallback_routes are each remote block (the
-// main table's BIRD or Felix route for it) via the peer's VTEP (the address on the peer's vxlan.calico); the role's
+// Issue 41's fallback on BIRD's path, through the product, on the lab's real control plane and calico-node (Felix,
+// allocate-tunnel-addrs, confd, BIRD; kernel VXLAN). calico_encap_migrate with stop_before: pool_switch stops before
+// the pool's switch with every VTEP from the tunnel pool, and its fallback_routes are each remote block (the main
+// table's BIRD or Felix route for it) via the peer's VTEP (the address on the peer's vxlan.calico); the role's
 // fallback_install puts exactly those into table 1041 with the two rules on every node; ansible/playbooks/migrate.yml
 // with calico_encap_bird_path_fallback: true removes a killed run's leftovers, finishes, and leaves nothing on any
-// node (no rule at 1040 or 1041, no route of protocol 141 in any table). Which way BIRD's path goes depends on the
-// lab's Calico: before v3.31 (LAB_CALICO=v3.30.1, or the seed era's v3.22.0) into VXLAN with tunnel_pool_cidr and
-// back out with the tunnel pool kept; on v3.31 the way in takes Felix's path, where stop_before is refused before any
-// write, and the way out (no ipip_tunnel_pool_cidr) is BIRD's. Loss is not measured here (FIGURES.md has the hand
-// measurement). Stand-in: nodes 2 and 3 are reached by Ansible's local connection with a Python interpreter that
-// runs in the node's network namespace (the lab has sshd on node-1 only); node-1 over its real SSH; become with su
-// (no sudo here).
-
+// node (no rule at 1040 or 1041, no route of protocol 141 in any table).
+//
+// What it saves, in the same run, the prober running throughout (12 pairs, pod to pod and host to remote pod): each
+// migrate.yml run with the fallback is asserted to lose no probe; the same tour without it
+// (calico_encap_bird_path_fallback: false) is the yardstick, printed. The quick tier runs each way once with and once
+// without; the full tier alternates twice more. Then migrate.yml with the fallback is SIGKILLed (its whole process
+// group) at the first write of each run's migration, as soon as the write is seen in the cluster, and run again until
+// a run completes (the quick tier kills its first run only, at the first write after the install: the pool switch):
+// each run removes what the killed one left, and the last leaves nothing on any node.
+//
+// Which way BIRD's path goes depends on the lab's Calico: before v3.31 (LAB_CALICO=v3.30.1, or the seed era's
+// v3.22.0) into VXLAN with tunnel_pool_cidr and back out with the tunnel pool kept; on v3.31 the way in takes Felix's
+// path, where stop_before is refused before any write and nothing is measured, and the way out (no
+// ipip_tunnel_pool_cidr) is BIRD's. Stand-in: nodes 2 and 3 are reached by Ansible's local connection with a Python
+// interpreter that runs in the node's network namespace (the lab has sshd on node-1 only); node-1 over its real SSH;
+// become with su (no sudo here).
 import { expect } from "chai";
 import { execa } from "execa";
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -24,14 +32,21 @@ import {
   calicoctl,
   labDown,
   labUp,
+  lostByPair,
   migrateArgs,
   nodesStatus,
+  proberDrops,
+  readProber,
   realCalicoNode,
+  resetProber,
   resourceVersions,
+  startProber,
   waitUntil,
   type Lab,
+  type ProberFigures,
 } from "../support/lab.js";
-import { runPlaybook, type PlaybookRun } from "../support/playbook.js";
+import { TIER } from "../support/tier.js";
+import { runPlaybook, runPlaybookKilled, type PlaybookRun } from "../support/playbook.js";
 
 const NODES = ["node-1", "node-2", "node-3"];
 const PREFIX = process.env.LAB_NETNS_PREFIX ?? "calab-";
@@ -182,6 +197,76 @@ async function poolModes(lab: Lab): Promise<{ ipipMode?: string; vxlanMode?: str
   ).spec;
 }
 
+/** One migrate.yml run with the prober's figures of it, from a reset just before to its end. */
+async function measuredPlaybook(
+  lab: Lab,
+  inventory: string,
+  target: typeof INTO_VXLAN,
+  fallback: boolean,
+): Promise<{ run: PlaybookRun; p: ProberFigures }> {
+  await resetProber(lab);
+  const run = await runPlaybook("migrate", inventory, {
+    extraVars: { calico_encap_bird_path_fallback: fallback, ...asInventory(target) },
+  });
+  const p = await readProber(lab);
+  const way = target === INTO_VXLAN ? "into VXLAN" : "out of VXLAN";
+  console.log(
+    `      ${way} ${fallback ? "with" : "without"} the fallback: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms${p.lost > 0 ? `; ${lostByPair(p)}${proberDrops(p)}` : ""}`,
+  );
+  expect(run.exitCode, run.output).to.equal(0);
+  expect(p.sent, "the prober ran").to.be.greaterThan(1000);
+  return { run, p };
+}
+
+/**
+ * What calico_encap_migrate writes: resourceVersions of the pools, the FelixConfigurations, calico-config and
+ * calico-node's template, without ClusterInformation (calico-node writes its own at start).
+ */
+async function writtenMarks(lab: Lab): Promise<Record<string, string>> {
+  return Object.fromEntries(
+    Object.entries(await resourceVersions(lab)).filter(
+      ([k]) => !k.startsWith("ClusterInformation/"),
+    ),
+  );
+}
+
+/**
+ * writtenMarks once they stayed the same for 3 s: a killed run's last command may still land, since the backend runs
+ * its commands on node-1 over SSH and killing the controller's side leaves the remote one running.
+ */
+async function settledMarks(lab: Lab): Promise<Record<string, string>> {
+  let last = await writtenMarks(lab);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 3000));
+    const now = await writtenMarks(lab);
+    if (changedMarks(last, now).length === 0) return now;
+    last = now;
+  }
+}
+
+/** The objects whose mark differs between two writtenMarks (or exists in one only). */
+function changedMarks(a: Record<string, string>, b: Record<string, string>): string[] {
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => a[k] !== b[k]).sort();
+}
+
+/** In migrate.yml's output: the fallback's play has removed what an earlier run left and begins the migration. */
+const MIGRATION_BEGINS =
+  /PLAY \[Move the cluster with a fallback[\s\S]*Flush the fallback's routes[\s\S]*TASK \[calico_encap : Validating arguments against arg spec 'migrate'/;
+
+/** In migrate.yml's output: the fallback is installed on every host and the migration to the end begins. */
+const FALLBACK_INSTALLED =
+  /Add the rule that consults the fallback table[\s\S]*TASK \[calico_encap : Validating arguments against arg spec 'migrate'/;
+
+/** The nodes that have any of the fallback (a rule at 1040 or 1041, a route in 1041 or of protocol 141). */
+async function nodesWithFallback(): Promise<string[]> {
+  const out: string[] = [];
+  for (const node of NODES) {
+    const on = await fallbackOn(node);
+    if (on.rules.length + on.routes.length > 0) out.push(node);
+  }
+  return out;
+}
+
 /** The hosts on which the play's task changed something (`changed: [node-2]` lines after its TASK line). */
 function changedBy(run: PlaybookRun | { output: string }, task: string): string[] {
   const hosts = new Set<string>();
@@ -195,10 +280,25 @@ function changedBy(run: PlaybookRun | { output: string }, task: string): string[
 }
 
 describe("issue 41's fallback on BIRD's path through the product (stop_before, the role's install and removal)", function () {
-  this.timeout(900000);
+  this.timeout(TIER === "full" ? 2400000 : 900000);
   let lab: Lab;
   let inventory: string;
   let felixPathIn: boolean;
+  /** Every migrate.yml run the prober measured on BIRD's path, in order. */
+  const measured: { way: string; fallback: boolean; lost: number; sent: number; gapMs: number }[] =
+    [];
+  /** A measured migrate.yml run on BIRD's path; with the fallback, it loses no probe. */
+  async function birdPathRun(target: typeof INTO_VXLAN, fallback: boolean): Promise<PlaybookRun> {
+    const { run, p } = await measuredPlaybook(lab, inventory, target, fallback);
+    const way = target === INTO_VXLAN ? "into VXLAN" : "out of VXLAN";
+    measured.push({ way, fallback, lost: p.lost, sent: p.sent, gapMs: p.longest_gap_ms });
+    if (fallback)
+      expect(
+        p.lost,
+        `${way} with the fallback, no probe lost: ${lostByPair(p)}${proberDrops(p)}`,
+      ).to.equal(0);
+    return run;
+  }
   before(async () => {
     lab = await labUp("kubespray-2.18");
     expect(realCalicoNode(lab), "the real calico-node runs on the nodes").to.equal(true);
@@ -209,6 +309,7 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
       return s.podsReady === 3 && s.birdRunning === 3;
     });
     await nothingLeft("before any run");
+    await startProber(lab, 3600);
   });
   after(async () => {
     await labDown();
@@ -301,10 +402,7 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
 
     // The play stops here, as if killed: migrate.yml with the fallback removes the leftovers first, stops before
     // the switch again (nothing to write), installs, finishes and removes.
-    const run = await runPlaybook("migrate", inventory, {
-      extraVars: { calico_encap_bird_path_fallback: true, ...asInventory(INTO_VXLAN) },
-    });
-    expect(run.exitCode, run.output).to.equal(0);
+    const run = await birdPathRun(INTO_VXLAN, true);
     expect(changedBy(run, "Delete the rule that consults the fallback table")).to.deep.equal(NODES);
     expect(changedBy(run, "Add the fallback routes")).to.deep.equal(NODES);
     expect(run.output).to.match(
@@ -314,11 +412,8 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
     await nothingLeft("after migrate.yml with the fallback into VXLAN");
   });
 
-  it("out of VXLAN with the tunnel pool kept: migrate.yml with the fallback installs the VXLAN routes on every node through the switch and leaves nothing", async () => {
-    const run = await runPlaybook("migrate", inventory, {
-      extraVars: { calico_encap_bird_path_fallback: true, ...asInventory(OUT_OF_VXLAN) },
-    });
-    expect(run.exitCode, run.output).to.equal(0);
+  it("out of VXLAN with the tunnel pool kept: migrate.yml with the fallback installs the VXLAN routes on every node through the switch, loses no probe, and leaves nothing", async () => {
+    const run = await birdPathRun(OUT_OF_VXLAN, true);
     expect(changedBy(run, "Add the fallback routes")).to.deep.equal(NODES);
     // The rules go at the removal; the routes went before it, with vxlan.calico, when the step after the switch
     // turned vxlanEnabled off (a device's routes go with it).
@@ -334,5 +429,94 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
     expect(second.exitCode, second.output).to.equal(0);
     expect(changedBy(second, "calico_encap : "), "a second run changes nothing").to.deep.equal([]);
     await nothingLeft("after a second run");
+  });
+
+  it(`the same tour without the fallback in the same run${TIER === "full" ? ", then twice more each way, alternating" : ""}: what the fallback saves`, async () => {
+    const ways = (fallback: boolean) => [
+      { target: INTO_VXLAN, fallback: fallback && !felixPathIn },
+      { target: OUT_OF_VXLAN, fallback },
+    ];
+    const tour = [false, ...(TIER === "full" ? [true, false, true, false] : [])].flatMap(ways);
+    for (const { target, fallback } of tour) {
+      if (target === INTO_VXLAN && felixPathIn) {
+        // Calico v3.31: the way into VXLAN is Felix's path, not measured here.
+        const run = await runPlaybook("migrate", inventory, { extraVars: asInventory(target) });
+        expect(run.exitCode, run.output).to.equal(0);
+        continue;
+      }
+      await birdPathRun(target, fallback);
+      await nothingLeft(`after migrate.yml ${fallback ? "with" : "without"} the fallback`);
+    }
+    const total = (fallback: boolean, way: string) =>
+      measured
+        .filter((m) => m.fallback === fallback && m.way === way)
+        .map((m) => `${m.lost} of ${m.sent} (gap ${m.gapMs} ms)`)
+        .join(", ");
+    for (const way of ["into VXLAN", "out of VXLAN"])
+      console.log(
+        `      ${way}: with the fallback ${total(true, way) || "-"}; without ${total(false, way) || "-"}`,
+      );
+    expect(
+      measured.filter((m) => !m.fallback),
+      "the yardstick ran",
+    ).to.have.length.above(0);
+  });
+
+  it(`migrate.yml with the fallback, killed ${TIER === "full" ? "at each write both ways" : "at the first write after the install (the pool switch)"} and run again: each run removes what the last one left and the last leaves nothing`, async () => {
+    const ways = (await poolModes(lab)).vxlanMode === "Always" ? [OUT_OF_VXLAN] : [INTO_VXLAN];
+    if (TIER === "full") ways.push(ways[0] === INTO_VXLAN ? OUT_OF_VXLAN : INTO_VXLAN);
+    for (const target of ways) {
+      const way = target === INTO_VXLAN ? "into VXLAN" : "out of VXLAN";
+      const kills: string[] = [];
+      let left: string[] = [];
+      let leftSeen = 0;
+      for (let i = 1; ; i++) {
+        expect(i, `${way}: the chain ends within 12 runs (${kills.join("; ")})`).to.be.at.most(12);
+        let before = await settledMarks(lab);
+        let written: string[] = [];
+        let migrating = false;
+        // Killed as soon as the first write of this run's migration is seen in the cluster (polled every 0.3 s):
+        // the marks are taken again once the removal of an earlier run's fallback is done and the migration begins.
+        // The quick tier kills only its first run, at the first write after the install, and completes the next.
+        const run = await runPlaybookKilled(
+          "migrate",
+          inventory,
+          { calico_encap_bird_path_fallback: true, ...asInventory(target) },
+          async (output) => {
+            if (TIER !== "full" && i > 1) return false;
+            if (!migrating) {
+              if (!(TIER === "full" ? MIGRATION_BEGINS : FALLBACK_INSTALLED).test(output))
+                return false;
+              migrating = true;
+              before = await writtenMarks(lab);
+              return false;
+            }
+            return (written = changedMarks(before, await writtenMarks(lab))).length > 0;
+          },
+        );
+        if (left.length > 0) {
+          leftSeen++;
+          expect(
+            changedBy(run, "Delete the rule that consults the fallback table"),
+            `${way}, run ${i}: it first removes what run ${i - 1} left (${kills.join("; ")}); its output:\n${run.output.slice(-4000)}`,
+          ).to.include.members(left);
+        }
+        if (!run.killed) {
+          expect(run.exitCode, run.output).to.equal(0);
+          kills.push(`run ${i} completed`);
+          break;
+        }
+        left = await nodesWithFallback();
+        kills.push(
+          `run ${i} killed at a write to ${written.join(", ")}, the fallback left on ${left.length} node(s)`,
+        );
+      }
+      console.log(`      ${way}: ${kills.join("; ")}`);
+      expect(leftSeen, `${way}: at least one kill left the fallback installed`).to.be.above(0);
+      await nothingLeft(`after the chain ${way}`);
+      expect(await poolModes(lab)).to.include(
+        target === INTO_VXLAN ? { vxlanMode: "Always" } : { ipipMode: "Always" },
+      );
+    }
   });
 });

@@ -2,7 +2,7 @@
 // and reading the play recap.
 
 import { execa } from "execa";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ansibleEnv, REPO, VENV_BIN } from "./ansible.js";
 
@@ -108,4 +108,93 @@ export async function runPlaybook(
   );
   const output = r.all ?? "";
   return { exitCode: r.exitCode ?? -1, output, recap: parseRecap(output) };
+}
+
+/** Every process under `pid` (its children, theirs, and so on), read from /proc's parent links. */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const out: number[] = [];
+  const queue = [pid];
+  for (let p = queue.shift(); p !== undefined; p = queue.shift()) {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      queue.push(c);
+    }
+  }
+  return out;
+}
+
+/** SIGSTOPs a process and everything under it (so that none forks away meanwhile), then SIGKILLs them all. */
+function killTree(pid: number): void {
+  const signal = (pids: number[], s: NodeJS.Signals): void => {
+    for (const p of pids)
+      try {
+        process.kill(p, s);
+      } catch {
+        // gone already
+      }
+  };
+  let tree = [pid];
+  for (let round = 0; round < 3; round++) {
+    signal(tree, "SIGSTOP");
+    tree = [pid, ...descendants(pid)];
+  }
+  signal(tree, "SIGSTOP");
+  signal(tree, "SIGKILL");
+}
+
+/**
+ * runPlaybook, SIGKILLed with every process under it as soon as `killWhen` says so, given the play's output so far;
+ * asked every `everyMs` while the play runs. `killed` says whether it was. The whole tree, not the process group:
+ * ansible-core's workers start sessions of their own (WorkerProcess._detach calls setsid), so a killed
+ * ansible-playbook alone leaves its worker, and the calico-encap backend under it, running. A command the backend runs
+ * on a target over SSH is not under it: it may still finish after the kill.
+ */
+export async function runPlaybookKilled(
+  name: string,
+  inventory: string,
+  extraVars: Record<string, unknown>,
+  killWhen: (output: string) => Promise<boolean>,
+  everyMs = 300,
+): Promise<PlaybookRun & { killed: boolean }> {
+  const vars = { ...backendVars(), ...extraVars };
+  const child = execa(
+    join(VENV_BIN, "ansible-playbook"),
+    ["-i", inventory, join(PLAYBOOKS, `${name}.yml`), "-e", JSON.stringify(vars)],
+    { reject: false, cwd: REPO, env: ansibleEnv(), all: true },
+  );
+  let sofar = "";
+  child.all?.on("data", (chunk: Buffer | string) => {
+    sofar += chunk.toString();
+  });
+  let done = false;
+  let killed = false;
+  const watch = (async () => {
+    while (!done) {
+      if (await killWhen(sofar).catch(() => false)) {
+        if (!done && child.pid !== undefined) {
+          killTree(child.pid);
+          killed = true;
+        }
+        return;
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  const r = await child;
+  done = true;
+  await watch;
+  const output = r.all ?? sofar;
+  return { exitCode: r.exitCode ?? -1, output, recap: parseRecap(output), killed };
 }
