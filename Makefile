@@ -185,16 +185,19 @@ INTEGRATION := dist/test/integration/**/*.test.js
 I := dist/test/integration
 TOUR_SPLIT := 20
 # scale.test polls 100 nodes in make test, and 1000 as well in the full tier (issue 40).
-# make test runs real-calico-node.test on the seed's Calico (v3.22.0, below); the full tier runs it on v3.31.0 as well
-# and builds Calico v3.30.1 and v3.29.0 (the calico-node, CNI plugin and calicoctl of each, test/lab/lib.sh): it runs
-# real-calico-node.test and bird-path-fallback.test (issue 41's second minor) once more on v3.30.1, and Kubespray v2.28.1's and v2.30.0's rows of kubespray-role.test on
-# the nearest Calico to theirs the Go module proxy serves (v3.29.0 for v3.29.5, v3.30.1 for v3.30.6).
+# make test runs real-calico-node.test and bird-path-fallback.test on the seed's Calico (v3.22.0, below); the full tier
+# runs them on v3.31.0 as well (bird-path-fallback there: the way out of VXLAN without ipip_tunnel_pool_cidr keeps
+# BIRD's path) and builds Calico v3.30.1 and v3.29.0 (the calico-node, CNI plugin and calicoctl of each,
+# test/lab/lib.sh): it runs both once more on v3.30.1 (issue 41's second minor), and Kubespray v2.28.1's and v2.30.0's
+# rows of kubespray-role.test on the nearest Calico to theirs the Go module proxy serves (v3.29.0 for v3.29.5, v3.30.1
+# for v3.30.6).
 ifeq ($(TEST_TIER),full)
 TOUR_ENTRIES := "transitions 1-$(TOUR_SPLIT)|TOUR_TO=$(TOUR_SPLIT)|$(I)/transitions.test.js" \
 	"transitions $$(( $(TOUR_SPLIT) + 1 ))-42|TOUR_FROM=$$(( $(TOUR_SPLIT) + 1 ))|$(I)/transitions.test.js"
 OTHER_CALICO_ENTRIES := "real-calico-node||$(I)/real-calico-node.test.js" \
 	"real-calico-node on Calico v3.30.1|LAB_CALICO=v3.30.1|$(I)/real-calico-node.test.js" \
 	"bird-path-fallback on Calico v3.30.1|LAB_CALICO=v3.30.1|$(I)/bird-path-fallback.test.js" \
+	"bird-path-fallback on Calico v3.31.0||$(I)/bird-path-fallback.test.js" \
 	"kubespray-role v2.28.1 on Calico v3.29.0|LAB_CALICO=v3.29.0 KUBESPRAY_RELEASE=v2.28.1|$(I)/kubespray-role.test.js" \
 	"kubespray-role v2.30.0 on Calico v3.30.1|LAB_CALICO=v3.30.1 KUBESPRAY_RELEASE=v2.30.0|$(I)/kubespray-role.test.js"
 LAB_BUILD_CALICOS := v3.31.0 v3.30.1 v3.29.0

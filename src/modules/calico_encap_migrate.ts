@@ -7,6 +7,7 @@ import {
   planUntil,
   STOP_BEFORE_POOL_SWITCH,
   stopBeforeRefusal,
+  WITHOUT_STOP_BEFORE,
 } from "../calico/plan/fallback-routes.js";
 import type { FallbackRoute } from "../calico/plan/fallback-routes.js";
 import { plan, unsettled } from "../calico/plan/plan.js";
@@ -207,7 +208,7 @@ export async function runMigrate(
         return {
           ...base,
           failed: true,
-          msg: `Stopped before step '${title}' (stop_before: ${STOP_BEFORE_POOL_SWITCH})${done}, but the fallback routes could not be made: ${fb.reason} The pool has not switched; running again without stop_before switches it without the fallback.`,
+          msg: `Stopped before step '${title}' (stop_before: ${STOP_BEFORE_POOL_SWITCH})${done}, but the fallback routes could not be made: ${fb.reason} The pool has not switched; running again ${WITHOUT_STOP_BEFORE} switches it without the fallback.`,
         };
       return {
         ...base,

@@ -463,8 +463,17 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
   });
 
   it(`migrate.yml with the fallback, killed ${TIER === "full" ? "at each write both ways" : "at the first write after the install (the pool switch)"} and run again: each run removes what the last one left and the last leaves nothing`, async () => {
-    const ways = (await poolModes(lab)).vxlanMode === "Always" ? [OUT_OF_VXLAN] : [INTO_VXLAN];
-    if (TIER === "full") ways.push(ways[0] === INTO_VXLAN ? OUT_OF_VXLAN : INTO_VXLAN);
+    const inVxlan = (await poolModes(lab)).vxlanMode === "Always";
+    const ways = inVxlan ? [OUT_OF_VXLAN] : [INTO_VXLAN];
+    if (TIER === "full") ways.push(inVxlan ? INTO_VXLAN : OUT_OF_VXLAN);
+    if (felixPathIn) {
+      // Calico v3.31: only the way out of VXLAN is BIRD's; the way in (Felix's path) refuses the fallback.
+      if (!inVxlan) {
+        const run = await runPlaybook("migrate", inventory, { extraVars: asInventory(INTO_VXLAN) });
+        expect(run.exitCode, run.output).to.equal(0);
+      }
+      ways.splice(0, ways.length, OUT_OF_VXLAN);
+    }
     for (const target of ways) {
       const way = target === INTO_VXLAN ? "into VXLAN" : "out of VXLAN";
       const kills: string[] = [];

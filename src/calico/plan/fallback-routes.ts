@@ -17,6 +17,10 @@ import type { Write } from "./plan.js";
 /** The one value of calico_encap_migrate's stop_before that stops a run: before the pool's switch. */
 export const STOP_BEFORE_POOL_SWITCH = "pool_switch";
 
+/** How a refusal says to run instead: as the module, and as the collection's migrate.yml, which sets stop_before. */
+export const WITHOUT_STOP_BEFORE =
+  "without stop_before (with the collection's migrate.yml: without calico_encap_bird_path_fallback)";
+
 /** Felix's VXLAN device on every node: the fallback's routes go through it. */
 export const FALLBACK_DEVICE = "vxlan.calico";
 
@@ -62,7 +66,7 @@ export function stopBeforeRefusal(
   if (!switching) return null;
   const path = routesPath(live, target);
   if (path.felix)
-    return `stop_before: ${STOP_BEFORE_POOL_SWITCH} is for BIRD's path, and this migration takes Felix's (${path.why}): Felix replaces each block's route in one write, so there is no gap for a fallback to cover. Remove stop_before.`;
+    return `stop_before: ${STOP_BEFORE_POOL_SWITCH} is for BIRD's path, and this migration takes Felix's (${path.why}): Felix replaces each block's route in one write, so there is no gap for a fallback to cover. Migrate ${WITHOUT_STOP_BEFORE}.`;
   const tunnelPool =
     (switching.encap === "vxlan" && tunnelPoolCidrOf(target, "vxlan") !== undefined) ||
     live.pools.some(
@@ -71,9 +75,9 @@ export function stopBeforeRefusal(
   if (!tunnelPool)
     return switching.encap === "vxlan"
       ? `stop_before: ${STOP_BEFORE_POOL_SWITCH} needs every node's VTEP before IPPool ${switching.pool.name} switches into VXLAN (the fallback routes go through them): add tunnel_pool_cidr.`
-      : `stop_before: ${STOP_BEFORE_POOL_SWITCH} needs every node's VTEP through IPPool ${switching.pool.name}'s switch out of VXLAN (the fallback keeps the VXLAN routes through them), which only a Tunnel-only VXLAN pool keeps, and the cluster has none: migrate into VXLAN with tunnel_pool_cidr first, or migrate without stop_before.`;
+      : `stop_before: ${STOP_BEFORE_POOL_SWITCH} needs every node's VTEP through IPPool ${switching.pool.name}'s switch out of VXLAN (the fallback keeps the VXLAN routes through them), which only a Tunnel-only VXLAN pool keeps, and the cluster has none: migrate into VXLAN with tunnel_pool_cidr first, or migrate ${WITHOUT_STOP_BEFORE}.`;
   if (datastore !== "kdd")
-    return `stop_before: ${STOP_BEFORE_POOL_SWITCH} reads the IPAM block affinities with kubectl (blockaffinities.crd.projectcalico.org), which the ${datastore} datastore does not keep: it works with calico_datastore kdd only. Migrate without stop_before.`;
+    return `stop_before: ${STOP_BEFORE_POOL_SWITCH} reads the IPAM block affinities with kubectl (blockaffinities.crd.projectcalico.org), which the ${datastore} datastore does not keep: it works with calico_datastore kdd only. Migrate ${WITHOUT_STOP_BEFORE}.`;
   return null;
 }
 
