@@ -9,10 +9,10 @@
 // What it saves, in the same run, the prober running throughout (12 pairs, pod to pod and host to remote pod): each
 // migrate.yml run with the fallback is asserted to lose no probe; the same tour without it
 // (calico_encap_bird_path_fallback: false) is the yardstick, printed. The quick tier runs each way once with and once
-// without; the full tier alternates twice more. Then migrate.yml with the fallback is SIGKILLed (its whole process
-// group) at the first write of each run's migration, as soon as the write is seen in the cluster, and run again until
-// a run completes (the quick tier kills its first run only, at the first write after the install: the pool switch):
-// each run removes what the killed one left, and the last leaves nothing on any node.
+// without; the full tier alternates twice more. Then migrate.yml with the fallback is SIGKILLed (every process under
+// ansible-playbook) at the first write of each run's migration, as soon as the write is seen in the cluster, and run
+// again until a run completes (the quick tier kills its first run only, at the first write after the install: the
+// pool switch): each run removes what the killed one left, and the last leaves nothing on any node.
 //
 // Which way BIRD's path goes depends on the lab's Calico: before v3.31 (LAB_CALICO=v3.30.1, or the seed era's
 // v3.22.0) into VXLAN with tunnel_pool_cidr and back out with the tunnel pool kept; on v3.31 the way in takes Felix's
@@ -197,6 +197,10 @@ async function poolModes(lab: Lab): Promise<{ ipipMode?: string; vxlanMode?: str
   ).spec;
 }
 
+/** A target's way, as the figures print it. */
+const wayOf = (target: typeof INTO_VXLAN): string =>
+  target === INTO_VXLAN ? "into VXLAN" : "out of VXLAN";
+
 /** One migrate.yml run with the prober's figures of it, from a reset just before to its end. */
 async function measuredPlaybook(
   lab: Lab,
@@ -209,7 +213,7 @@ async function measuredPlaybook(
     extraVars: { calico_encap_bird_path_fallback: fallback, ...asInventory(target) },
   });
   const p = await readProber(lab);
-  const way = target === INTO_VXLAN ? "into VXLAN" : "out of VXLAN";
+  const way = wayOf(target);
   console.log(
     `      ${way} ${fallback ? "with" : "without"} the fallback: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms${p.lost > 0 ? `; ${lostByPair(p)}${proberDrops(p)}` : ""}`,
   );
@@ -290,7 +294,7 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
   /** A measured migrate.yml run on BIRD's path; with the fallback, it loses no probe. */
   async function birdPathRun(target: typeof INTO_VXLAN, fallback: boolean): Promise<PlaybookRun> {
     const { run, p } = await measuredPlaybook(lab, inventory, target, fallback);
-    const way = target === INTO_VXLAN ? "into VXLAN" : "out of VXLAN";
+    const way = wayOf(target);
     measured.push({ way, fallback, lost: p.lost, sent: p.sent, gapMs: p.longest_gap_ms });
     if (fallback)
       expect(
@@ -475,7 +479,7 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
       ways.splice(0, ways.length, OUT_OF_VXLAN);
     }
     for (const target of ways) {
-      const way = target === INTO_VXLAN ? "into VXLAN" : "out of VXLAN";
+      const way = wayOf(target);
       const kills: string[] = [];
       let left: string[] = [];
       let leftSeen = 0;
