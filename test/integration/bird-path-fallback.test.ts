@@ -237,8 +237,9 @@ async function writtenMarks(lab: Lab): Promise<Record<string, string>> {
 }
 
 /**
- * writtenMarks once they stayed the same for 3 s: a killed run's last command may still land, since the backend runs
- * its commands on node-1 over SSH and killing the controller's side leaves the remote one running.
+ * writtenMarks once they stayed the same for 3 s, a wait before each run of the chain. Added while the chain killed only
+ * ansible-playbook's process group, whose orphaned worker went on writing (runPlaybookKilled now kills the whole
+ * tree); what it still covers: a command the backend had already sent to node-1 over SSH may land after the kill.
  */
 async function settledMarks(lab: Lab): Promise<Record<string, string>> {
   let last = await writtenMarks(lab);
