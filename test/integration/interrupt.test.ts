@@ -9,6 +9,7 @@
 // lines (runAndKill, test/support/module-process.ts).
 
 import { expect } from "chai";
+import { expectOutageBelow } from "../support/outage-bounds.js";
 import { execa } from "execa";
 import { plan } from "../../src/calico/plan/plan.js";
 import { HELD_MAX_UNAVAILABLE, heldValue } from "../../src/calico/shared/rollout.js";
@@ -362,7 +363,7 @@ describe("calico_encap_migrate killed during each step and each wait, then re-ru
         return;
       }
       // BIRD's path: the pool switch's loss, inside its window.
-      expect(p.longest_gap_ms, "the longest gap fits in the pool switch window").to.be.below(w.ms);
+      expectOutageBelow(p, w.ms, "the longest outage fits in the pool switch window");
       expect(p.lost, "the loss fits in the pool switch window").to.be.at.most(
         (p.rate_pps * w.ms) / 1000,
       );

@@ -1,6 +1,6 @@
 // make demo's bound on the prober's figure, taken from the same run: every probe the migration lost was sent
-// between the pool switch's write and the end of its wait, the longest gap is below that step's duration plus 1 s,
-// and no more were lost than the prober sends in that time (expectLossInPoolSwitch, as the lab tests hold the
+// between the pool switch's write and the end of its wait, the longest outage (a gap with lost probes in it) is below
+// that step's duration plus 1 s, and no more were lost than the prober sends in that time (expectLossInPoolSwitch, as the lab tests hold the
 // migrations they measure). Reads the migration's result from ansible-playbook's output (-v, the default callback's
 // one-line JSON) and the prober's report (`prober read`); exits 1 with what was observed when the bound fails.
 //   node dist/test/lab/demo-bound.js <ansible-playbook output> <prober report JSON>
@@ -47,7 +47,7 @@ function main(): void {
       tunnelPool ? TUNNEL_POOL_STEP : poolSwitchTitle(),
     );
     console.log(
-      `bound held: ${p.lost} lost (at most ${Math.floor((p.rate_pps * windowMs) / 1000)}), longest gap ${p.longest_gap_ms} ms (below ${windowMs} ms), every lost probe sent during ${tunnelPool ? "the tunnel pool's creation or " : ""}the pool switch step`,
+      `bound held: ${p.lost} lost (at most ${Math.floor((p.rate_pps * windowMs) / 1000)}), longest outage ${p.longest_outage_ms} ms (below ${windowMs} ms; longest gap ${p.longest_gap_ms} ms), every lost probe sent during ${tunnelPool ? "the tunnel pool's creation or " : ""}the pool switch step`,
     );
   } catch (e) {
     console.error(

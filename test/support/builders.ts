@@ -80,19 +80,24 @@ export const PINNED_218: Partial<CalicoPoolCheckParams> = {
   pool_blocksize: 24,
 };
 
-/** A prober report with these totals (12 IPv4 pairs at 1200 probes a second), for the loss bounds' unit tests. */
+/**
+ * A prober report with these totals (12 IPv4 pairs at 1200 probes a second), for the loss bounds' unit tests. The
+ * longest outage is the gap where probes were lost, 0 where none was, unless given.
+ */
 export function proberFigures(
   lost: number,
   first: string | null,
   last: string | null,
   gap: number,
   sent = 20000,
+  outage = lost > 0 ? gap : 0,
 ): ProberFigures {
   const totals = {
     pair_count: 12,
     sent,
     lost,
     longest_gap_ms: gap,
+    longest_outage_ms: outage,
     first_lost_at: first,
     last_lost_at: last,
     rate_pps: 1200,

@@ -10,6 +10,7 @@ import type { LossFigures, ProberReport } from "../lab/prober/control.js";
 import type { Status } from "../lab/standin/core.js";
 import { REPO } from "./ansible.js";
 import { type BirdRewrite, unexplainedTakeoverOutages } from "./bird-rewrites.js";
+import { expectOutageBelow } from "./outage-bounds.js";
 
 export const LAB_SH = join(REPO, "test", "lab", "lab.sh");
 
@@ -316,7 +317,8 @@ export function familyFigures(p: ProberFigures, family: "ipv4" | "ipv6"): LossFi
 
 /**
  * The claim every loss figure of a migration is held to, from its own run: every lost probe was sent during the
- * pool switch step, the longest gap fits in that step (plus 1 s), and so does the count at the probe rate.
+ * pool switch step, the longest outage (a gap with lost probes in it, not the prober's own stall: outage-bounds.ts)
+ * fits in that step (plus 1 s), and so does the count at the probe rate.
  * `p` is the whole report or one family's figures (familyFigures); `title` picks the step (default: the first
  * pool switch; poolSwitchTitle(name) for one pool's, e.g. the IPv6 pool's when it switches in a step of its own).
  * `from` (a step before it) widens only where lost probes may lie: from that step's write to the end of the pool
@@ -331,7 +333,7 @@ export function expectLossInPoolSwitch(
   to: RegExp = title,
 ): number {
   const windowMs = poolSwitchWindowMs(steps, title);
-  expect(p.longest_gap_ms, "the longest gap fits in the pool switch step").to.be.below(windowMs);
+  expectOutageBelow(p, windowMs, "the longest outage fits in the pool switch step");
   expect(p.lost, "the loss fits in the pool switch step").to.be.at.most(
     (p.rate_pps * windowMs) / 1000,
   );

@@ -11,6 +11,7 @@ import { createSocket } from "node:dgram";
 import { readFileSync, readlinkSync, renameSync, writeFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
 import { hex6 } from "./inet6.js";
+import { OutageGaps } from "./outage-gap.js";
 import { readRcvbufErrors } from "./snmp.js";
 import type { AgentConfig, Family, PairSummary, ProberSummary } from "./types.js";
 
@@ -39,6 +40,8 @@ interface Pair {
   /** Send time of the first probe lost since the reset; null while none is. */
   firstLostSentAt: number | null;
   longestGap: number;
+  /** The longest gap with a lost probe in it (outage-gap.ts): the network's outage, not the agent's stall. */
+  gaps: OutageGaps;
   /** Seqs of the pending probes sent as catch-up: a tick's rounds after its first, owed from before that tick. */
   caughtUp: Set<number>;
   /** Runs of lost probes (send times), oldest first, at most MAX_OUTAGES; caughtUp counts those sent as catch-up. */
@@ -94,6 +97,7 @@ function main(): void {
     lastLostSentAt: 0,
     firstLostSentAt: null,
     longestGap: 0,
+    gaps: new OutageGaps(resetAt, cfg.intervalMs),
     outages: [],
   });
   let pairs = cfg.targets.map(newPair);
@@ -140,6 +144,7 @@ function main(): void {
     p.pending.delete(seq);
     p.caughtUp.delete(seq);
     p.received++;
+    p.gaps.received(sentAt);
     if (sentAt > p.lastOkSentAt) {
       p.longestGap = Math.max(p.longestGap, sentAt - p.lastOkSentAt);
       p.lastOkSentAt = sentAt;
@@ -196,7 +201,9 @@ function main(): void {
         }
         p.lastLostSentAt = sentAt;
         p.firstLostSentAt ??= sentAt;
+        p.gaps.lost(sentAt, p.pending.values().next().value ?? t);
       }
+      p.gaps.prune(p.pending.values().next().value ?? t);
     }
   };
 
@@ -234,6 +241,7 @@ function main(): void {
         late: p.late,
         send_errors: p.sendErrors,
         longest_gap_ms: Math.round(Math.max(p.longestGap, ongoing) * 10) / 10,
+        longest_outage_ms: Math.round(p.gaps.longestOutage() * 10) / 10,
         first_lost_at: p.firstLostSentAt === null ? null : wallAt(p.firstLostSentAt),
         last_lost_at: p.firstLostSentAt === null ? null : wallAt(p.lastLostSentAt),
         outages: p.outages.map((o) => ({

@@ -49,6 +49,8 @@ export interface PairReport {
   lost: number;
   pending: number;
   longest_gap_ms: number;
+  /** The longest gap with a lost probe in it: the data plane's outage, 0 when none was lost (outage-gap.ts). */
+  longest_outage_ms: number;
   first_lost_at: string | null;
   last_lost_at: string | null;
   outages: Outage[];
@@ -61,7 +63,13 @@ export interface LossFigures {
   pair_count: number;
   sent: number;
   lost: number;
+  /** The longest gap between probes that came back, the agents' own stalls included. */
   longest_gap_ms: number;
+  /**
+   * The longest gap with a lost probe in it, of any pair: what a bound on an outage's length reads. A stall of the
+   * prober with nothing lost is in longest_gap_ms, not here (issue 50).
+   */
+  longest_outage_ms: number;
   first_lost_at: string | null;
   last_lost_at: string | null;
   rate_pps: number;
@@ -294,6 +302,8 @@ export function report(summaries: ProberSummary[]): ProberReport {
       lost: p.lost,
       pending: p.pending,
       longest_gap_ms: p.longest_gap_ms,
+      // Agents older than the field: their longest gap, where they lost a probe.
+      longest_outage_ms: p.longest_outage_ms ?? (p.lost > 0 ? p.longest_gap_ms : 0),
       first_lost_at: p.first_lost_at ?? null,
       last_lost_at: p.last_lost_at ?? null,
       outages: p.outages ?? [],
@@ -347,6 +357,7 @@ export function lossFigures(pairs: PairReport[]): LossFigures {
     sent: sum((p) => p.sent),
     lost: sum((p) => p.lost),
     longest_gap_ms: pairs.reduce((a, p) => Math.max(a, p.longest_gap_ms), 0),
+    longest_outage_ms: pairs.reduce((a, p) => Math.max(a, p.longest_outage_ms), 0),
     first_lost_at: times((p) => p.first_lost_at)[0] ?? null,
     last_lost_at: times((p) => p.last_lost_at).at(-1) ?? null,
     rate_pps: Math.round(sum((p) => p.rate_pps) * 10) / 10,

@@ -34,6 +34,11 @@ export interface PairSummary {
   late: number;
   send_errors: number;
   longest_gap_ms: number;
+  /**
+   * The longest gap with a lost probe sent inside it (outage-gap.ts): 0 when nothing was lost, whatever the agent's
+   * own stalls made of longest_gap_ms. Absent from agents older than this field.
+   */
+  longest_outage_ms?: number;
   /** When the first and the last lost probe were sent (ISO 8601); null when none was lost. */
   first_lost_at: string | null;
   last_lost_at: string | null;

@@ -56,6 +56,6 @@ describe("make demo's bound on the prober's figure", () => {
         figures(8, "2026-12-01T05:00:10.300Z", "2026-12-01T05:00:10.600Z", 5200),
         steps,
       ),
-    ).to.throw(/the longest gap fits in the pool switch step/);
+    ).to.throw(/the longest outage fits in the pool switch step/);
   });
 });

@@ -64,7 +64,7 @@ describe("where a migration's lost probes may lie (the tunnel pool's creation, B
         poolSwitchTitle(),
         TUNNEL_POOL_STEP,
       ),
-    ).to.throw(/the longest gap fits in the pool switch step/);
+    ).to.throw(/the longest outage fits in the pool switch step/);
   });
 
   // The tour of 2026-12-03 13:52 (at load 16): none/bird -> VXLAN Always/bird with the tunnel pool an earlier pair
