@@ -382,7 +382,7 @@ describe("The seed's users: a Kubespray v2.18.2 cluster, v2.19.1's own check and
         "calico-node rolled with backend vxlan on every node, and no BIRD in any node's namespace",
         () => {
           const s = nodesStatus(lab);
-          const nodes: { backend: string | null }[] = Object.values(s.nodes);
+          const nodes = Object.values(s.nodes as Record<string, { backend: string | null }>);
           const rolled =
             s.summary.podsReady === 3 &&
             s.summary.birdRunning === 0 &&
