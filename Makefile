@@ -102,6 +102,8 @@ export CALICO_ENCAP_TIER := $(TEST_TIER)
 export STAGE_TIMES ?= $(CURDIR)/.cache/stage-times.tsv
 export FILE_TIMES ?= $(CURDIR)/.cache/file-times.tsv
 export TEST_FAILURES ?= $(CURDIR)/.cache/test-failures.txt
+# The machine's speed before the stages (test/speed.sh), so that runs on two machines compare.
+export SPEED_TIMES ?= $(CURDIR)/.cache/speed.tsv
 STAGE := bash $(CURDIR)/test/stage.sh
 
 # Kubespray's own Ansible (requirements.txt of Kubespray v2.25-v2.28, v2.29-v2.30, v2.31/master): each installed with
@@ -294,6 +296,8 @@ BUILT := -o setup -o build -o collection -o lab-build -o $(STAMPS)/npm -o $(STAM
 
 test-tier:
 	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) $(TEST_FAILURES) .cache/slot-b.failed .cache/lab-build.failed .cache/collection.failed .cache/background-builds.failed
+	mkdir -p .cache && date +%s >.cache/run-start && echo $(TEST_TIER) >.cache/run-tier
+	bash test/speed.sh
 	failed=""; \
 	$(STAGE) setup $(MAKE) setup || failed="$$failed setup"; \
 	( $(STAGE) lab-build $(MAKE) lab-build || echo " lab-build" >.cache/lab-build.failed ) 2>&1 | sed -u 's/^/[lab-build] /' & build=$$!; \
