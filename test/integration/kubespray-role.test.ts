@@ -8,8 +8,9 @@
 //   same role rewrites the pool in place, switches calico-config to vxlan and rolls calico-node, and the prober
 //   measures the outage: the yardstick of an in-place switch. The seed's own break, with Kubespray's check passing,
 //   is kubespray-seed.test.ts's.
-// - Kubespray v2.19.1 (and v2.31.0) installs IPIP Always with backend bird (its inventory pinned), calico_encap_migrate moves
-//   the cluster to v2.19.1's defaults, and v2.19.1's role with those defaults then changes nothing: the same
+// - Kubespray v2.31.0 (and v2.19.1 in the full tier) installs IPIP Always with backend bird (its inventory pinned),
+//   calico_encap_migrate moves the cluster to the release's defaults, and its role with those defaults then changes
+//   nothing: the same
 //   calico-node pods and ControllerRevision, the same FelixConfiguration, IPPools, BGPConfiguration and
 //   calico-config, and no probe lost.
 
@@ -256,17 +257,20 @@ const DEFAULTS: Record<string, unknown> = {};
 /** A network the lab uses nowhere: not the pods' or services' 10.233.0.0/17, not the nodes' 172.31.x underlays. */
 const TUNNEL_POOL_CIDR = "172.30.0.0/24";
 /**
- * The way there (IPIP pinned -> the release's defaults) for v2.19.1 and v2.31.0; the full tier adds v2.28.1,
- * v2.30.0, v2.31.0 with tunnel_pool_cidr and v2.31.0's way back.
+ * The way there (IPIP pinned -> the release's defaults) for v2.31.0; the full tier adds v2.19.1 (the seed's v2.19.1
+ * role runs in make test in kubespray-seed.test), v2.28.1, v2.30.0, v2.31.0 with tunnel_pool_cidr and v2.31.0's way
+ * back (issue 50: make test within 45 minutes cold).
  */
 const ALL_NEXT_RUNS: NextRun[] = [
-  ...(["v2.19.1", "v2.31.0"] as const).map((release) => ({
-    release,
-    from: IPIP_PINNED,
-    to: DEFAULTS,
-    toName: "its defaults",
-    pin: TIER === "full",
-  })),
+  ...(TIER === "full" ? (["v2.19.1", "v2.31.0"] as const) : (["v2.31.0"] as const)).map(
+    (release) => ({
+      release,
+      from: IPIP_PINNED,
+      to: DEFAULTS,
+      toName: "its defaults",
+      pin: TIER === "full",
+    }),
+  ),
   ...(TIER === "full"
     ? [
         ...(["v2.28.1", "v2.30.0"] as const).map((release) => ({
