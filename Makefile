@@ -216,8 +216,9 @@ endif
 # The seed's Calico (issue 36): calico-node, the CNI plugin and calicoctl v3.22.0 (the minor Kubespray v2.19.1 deploys;
 # v3.22.3 itself is not served by the Go module proxy) on kube-apiserver, kube-controller-manager and kube-scheduler
 # v1.24.17 (the last minor serving discovery.k8s.io/v1beta1 EndpointSlices, which Felix v3.21/v3.22 lists). Built in
-# the background once lab-build is done (the seed-era-build stage, nice 19: about 13 min of Go builds cold, under a
-# minute warm), while the slots run the other files; the files on it wait in the queue until it is done.
+# the background beside lab-build from the start (the seed-era-build stage, nice 19: about 13 min of Go builds cold,
+# under a minute warm), while the other stages and then the slots run; the files on it wait in the queue until it is
+# done.
 # kubespray-seed runs there only: Kubespray v2.18.2's role installs that Calico and v2.19.1's role breaks it, as in
 # the seed; real-calico-node's migrations run there on Felix before v3.23 (BIRD's path), and on v3.31.0 in the full tier
 # (Felix's path on v3.31 is in make test through the tours, interrupt, migrate and waits); bird-path-fallback runs
@@ -239,8 +240,11 @@ test-integration: setup lab-build
 
 # The seed era's lab files alone, on SEED_ERA_CALICO (v3.22.0, or v3.21.4: the #8691 reporter's calico/node), in any
 # lab slot; it builds that Calico's binaries and Kubernetes v1.24.17's first (about 15 min cold on 2 cores).
-seed-era-build: setup
-	$(SEED_ERA) bash test/lab/build.sh
+# Its own six binaries only (LAB_BUILD_ONLY): etcd and kubectl are lab-build's, so that make test can run both builds
+# at once without building those two twice into one place.
+SEED_ERA_BINARIES := kube-apiserver kube-controller-manager kube-scheduler calicoctl calico-node calico-cni
+seed-era-build: setup lab-build
+	$(SEED_ERA) LAB_BUILD_ONLY="$(SEED_ERA_BINARIES)" bash test/lab/build.sh
 
 # kwok, for scale.test's and bench-scale's simulated nodes (8 min cold at nice 19): built in the same background stage
 # after the seed era's binaries, so a cold lab-build does not wait on it; scale.test waits in the queue until it is.
@@ -295,6 +299,9 @@ LAB_SLOT_B ?= LAB_STATE=$(CURDIR)/.lab-b LAB_ETCD_PORT=28790 LAB_ETCD_PEER_PORT=
 # builds (whose module downloads wait on the network more than on the cores; lines "[lab-build]"); then slot A's lab
 # tests and, at the same time, Molecule, the Kubespray Ansible versions and the tours (lab slot B, their lines
 # prefixed "[slot b]"): the labs mostly wait on their clusters, so two at once take little more than the longer.
+# The seed era's and kwok's builds start with lab-build at nice 19 (issue 50: a slow machine spent 45 min on them when
+# they started after it, and the files that wait on them ran last): they take the cores the other stages leave idle
+# (module downloads, pip), and the lab queue is filled first so their "built" signals find it.
 test: 
 	$(MAKE) TEST_TIER=quick test-tier
 
@@ -313,7 +320,13 @@ test-tier:
 	bash test/speed.sh
 	failed=""; \
 	$(STAGE) setup $(MAKE) setup || failed="$$failed setup"; \
+	$(STAGE) test-lab-queue $(MAKE) $(BUILT) test-lab-queue || failed="$$failed test-lab-queue"; \
 	( $(STAGE) lab-build $(MAKE) lab-build || echo " lab-build" >.cache/lab-build.failed ) 2>&1 | sed -u 's/^/[lab-build] /' & build=$$!; \
+	( if nice -n 19 $(STAGE) seed-era-build $(MAKE) $(BUILT) seed-era-build; then s=done; else s=failed; fi; \
+	  bash test/lab-queue.sh built $(LAB_QUEUE) seed-era $$s; [ $$s = done ] || echo " seed-era-build" >.cache/background-builds.failed; \
+	  if nice -n 19 $(STAGE) kwok-build $(MAKE) $(BUILT) kwok-build; then s=done; else s=failed; fi; \
+	  bash test/lab-queue.sh built $(LAB_QUEUE) kwok $$s; [ $$s = done ] || echo " kwok-build" >>.cache/background-builds.failed ) 2>&1 | \
+	  sed -u 's/^/[seed-era-build] /' & seed_era=$$!; \
 	( $(STAGE) venvs $(MAKE) $(BUILT) venvs || true; \
 	  $(STAGE) test-collection $(MAKE) $(BUILT) test-collection || echo " test-collection" >.cache/collection.failed ) 2>&1 | \
 	  sed -u 's/^/[venvs] /' & venvs=$$!; \
@@ -323,12 +336,6 @@ test-tier:
 	wait $$build; wait $$venvs; \
 	[ ! -f .cache/lab-build.failed ] || failed="$$failed lab-build"; \
 	[ ! -f .cache/collection.failed ] || failed="$$failed test-collection"; \
-	$(STAGE) test-lab-queue $(MAKE) $(BUILT) test-lab-queue || failed="$$failed test-lab-queue"; \
-	( if nice -n 19 $(STAGE) seed-era-build $(MAKE) $(BUILT) seed-era-build; then s=done; else s=failed; fi; \
-	  bash test/lab-queue.sh built $(LAB_QUEUE) seed-era $$s; [ $$s = done ] || echo " seed-era-build" >.cache/background-builds.failed; \
-	  if nice -n 19 $(STAGE) kwok-build $(MAKE) $(BUILT) kwok-build; then s=done; else s=failed; fi; \
-	  bash test/lab-queue.sh built $(LAB_QUEUE) kwok $$s; [ $$s = done ] || echo " kwok-build" >>.cache/background-builds.failed ) 2>&1 | \
-	  sed -u 's/^/[seed-era-build] /' & seed_era=$$!; \
 	( export $(LAB_SLOT_B); for stage in test-molecule test-ansible-versions; do \
 	    $(STAGE) "slot b: $$stage" $(MAKE) $(BUILT) $$stage || echo " $$stage" >>.cache/slot-b.failed; \
 	  done; \
