@@ -89,9 +89,16 @@ const INVENTORIES: [string, Record<string, unknown>][] = [
   ["everything pinned to IPIP/bird", IPIP_EVERYTHING],
   ["everything pinned to VXLAN/vxlan", VXLAN_EVERYTHING],
 ];
-/** The quick tier: the seed's two releases (on VXLAN, v2.19.1 alone); the full tier adds v2.31.0 (ansible-core 2.18). */
+/**
+ * The quick tier: the seed's v2.19.1 (whose check and role the seed is about) with every inventory on both states,
+ * and v2.18.2 (ansible-base 2.10.15) with its defaults on the cluster it installed; the full tier adds v2.18.2's other
+ * inventories and v2.31.0 (ansible-core 2.18) (issue 50: make test within 45 minutes cold).
+ */
 const MATRIX_RELEASES: KubesprayRelease[] =
   TIER === "full" ? ["v2.18.2", "v2.19.1", "v2.31.0"] : ["v2.18.2", "v2.19.1"];
+/** Whether the quick tier runs a row (the full tier runs all). */
+const inQuickMatrix = (release: KubesprayRelease, inventory: string): boolean =>
+  release !== "v2.18.2" || inventory === INVENTORIES[0]![0];
 
 const KUBESPRAY_REFUSES = "Your inventory doesn't match the current cluster configuration";
 const BACKEND_LINE =
@@ -196,7 +203,9 @@ const matrix: MatrixRow[] = [];
 /** One lab state: every release and inventory, Kubespray's check and the preflight, against the settings play. */
 function parityMatrix(state: string, lab: () => Lab, releases: KubesprayRelease[]): void {
   for (const release of releases)
-    for (const [inventory, vars] of INVENTORIES)
+    for (const [inventory, vars] of INVENTORIES.filter(
+      ([i]) => TIER === "full" || inQuickMatrix(release, i),
+    ))
       it(`${state}, Kubespray ${release} (ansible ${KUBESPRAY_ANSIBLE[release]}), ${inventory}: the preflight passes exactly where the role would write what the cluster has`, async () => {
         const before = await everyResourceVersion(lab());
         const live = await liveSettings(lab());
