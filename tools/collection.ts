@@ -209,21 +209,7 @@ async function main(argv: readonly string[]): Promise<number> {
       `    ansible-galaxy collection install ${NAMESPACE}-${NAME}-${version}.tar.gz`,
       `    pip install -r ~/.ansible/collections/ansible_collections/${NAMESPACE}/${NAME}/requirements.txt`,
       "",
-      "Put the preflight first in the fork's cluster.yml, upgrade-cluster.yml and scale.yml, after boilerplate.yml",
-      "(a v2.18 or v2.19 fork lists the role kubespray-defaults alone):",
-      "",
-      "    - name: Check Calico's encapsulation against the live cluster before anything changes",
-      "      hosts: kube_control_plane",
-      "      gather_facts: false",
-      "      any_errors_fatal: true",
-      "      roles:",
-      "        - { role: kubespray_defaults }",
-      "        - { role: network_plugin/calico_defaults }",
-      "      tasks:",
-      "        - name: Calico preflight",
-      "          ansible.builtin.import_role:",
-      `            name: ${FQCN_PREFIX}.calico_encap`,
-      "            tasks_from: preflight",
+      ...playToAdd(await readFile(join(repoRoot, "README.md"), "utf8")),
       "",
       "Or run the playbooks:",
       "",
@@ -251,3 +237,18 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 process.exitCode = await main(process.argv.slice(2));
+
+/**
+ * README's section "The play to add", as README writes it (one owner: the fork-play test runs README's plays), up to
+ * its per-release table of Ansible versions: where the play goes for each release line, and the plays A, B and C.
+ */
+export function playToAdd(readme: string): string[] {
+  const start = readme.indexOf("## The play to add");
+  const end = readme.indexOf("Or run the preflight alone", start);
+  if (start < 0 || end < 0) throw new Error("README.md has no section '## The play to add'");
+  return readme
+    .slice(start, end)
+    .trimEnd()
+    .split("\n")
+    .filter((l) => !/^<!-- play:\w+ -->$/.test(l));
+}

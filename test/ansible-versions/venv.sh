@@ -22,8 +22,8 @@ if [[ $version == kubespray-v* ]]; then
   release="${release%+collection}"
   req="$trees/$release/requirements.txt"
   [[ $version != *+collection ]] || reqs=(-r "$here/../../ansible/requirements.txt")
-  # v2.18 and v2.19 pin ansible-base 2.10 and ansible-core 2.12, which predate Python 3.11; later releases run on it.
-  if [[ $release == v2.18.* || $release == v2.19.* ]]; then
+  # v2.18 to v2.22 pin ansible-base 2.10 and ansible-core 2.12, which predate Python 3.11; later releases run on it.
+  if [[ $release =~ ^v2\.(18|19|20|21|22)\. ]]; then
     python="${CALICO_ENCAP_PYTHON310:-$HOME/.pyenv/versions/3.10.13/bin/python3.10}"
     if [ ! -x "$python" ]; then
       python=$(command -v python3.10 || true)

@@ -24,9 +24,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { stringify } from "yaml";
+import { basename, join, resolve } from "node:path";
+import { parse, stringify } from "yaml";
 import { FQCN_PREFIX } from "../../tools/collection-content.js";
+import { placementOf, readmePlay } from "./fork-play.js";
 import { ansibleEnv, REPO } from "./ansible.js";
 import { installCollection, type InstalledCollection } from "./collection.js";
 import {
@@ -166,20 +167,22 @@ function defaultsRoles(tree: string): { role: string }[] {
   ];
 }
 
-/** This project's role in a play of its own, with the release's defaults, as the README tells a fork. */
+/**
+ * This project's role in a play of its own, with the release's defaults, as the README tells a fork: the preflight is
+ * README's play for the release, as README writes it (fork-play.ts), the migration a play of the same shape.
+ */
 function calicoEncapPlay(tree: string, tasksFrom: "preflight" | "migrate"): unknown {
+  if (tasksFrom === "preflight")
+    return (parse(readmePlay(placementOf(basename(tree)).play)) as unknown[])[0];
   return {
-    name:
-      tasksFrom === "preflight"
-        ? "Check Calico's encapsulation against the live cluster before anything changes"
-        : "Move the cluster to the inventory's Calico encapsulation",
+    name: "Move the cluster to the inventory's Calico encapsulation",
     hosts: "kube_control_plane",
     gather_facts: false,
     any_errors_fatal: true,
     roles: defaultsRoles(tree),
     tasks: [
       {
-        name: tasksFrom === "preflight" ? "Calico preflight" : "Calico encapsulation migration",
+        name: "Calico encapsulation migration",
         "ansible.builtin.import_role": {
           name: `${FQCN_PREFIX}.calico_encap`,
           tasks_from: tasksFrom,
