@@ -201,10 +201,15 @@ interface MatrixRow {
 const matrix: MatrixRow[] = [];
 
 /** One lab state: every release and inventory, Kubespray's check and the preflight, against the settings play. */
-function parityMatrix(state: string, lab: () => Lab, releases: KubesprayRelease[]): void {
+function parityMatrix(
+  state: string,
+  lab: () => Lab,
+  releases: KubesprayRelease[],
+  inventories?: string[],
+): void {
   for (const release of releases)
     for (const [inventory, vars] of INVENTORIES.filter(
-      ([i]) => TIER === "full" || inQuickMatrix(release, i),
+      ([i]) => (inventories ?? [i]).includes(i) && (TIER === "full" || inQuickMatrix(release, i)),
     ))
       it(`${state}, Kubespray ${release} (ansible ${KUBESPRAY_ANSIBLE[release]}), ${inventory}: the preflight passes exactly where the role would write what the cluster has`, async () => {
         const before = await everyResourceVersion(lab());
@@ -344,7 +349,13 @@ describe("The seed's users: a Kubespray v2.18.2 cluster, v2.19.1's own check and
       expect((await readProber(lab)).lost, "no loss on VXLAN").to.equal(0);
     });
 
-    parityMatrix("VXLAN/vxlan/24", () => lab, TIER === "full" ? MATRIX_RELEASES : ["v2.19.1"]);
+    // The quick tier: v2.19.1's defaults (which now match) and the seed's pinned pool (which now differs) on VXLAN.
+    parityMatrix(
+      "VXLAN/vxlan/24",
+      () => lab,
+      TIER === "full" ? MATRIX_RELEASES : ["v2.19.1"],
+      TIER === "full" ? undefined : ["the release's defaults", "the pool pinned, the backend left"],
+    );
     it("calico_encap migrates it back to IPIP/bird from v2.19.1's fork (ansible-core 2.12.5) with the lines the preflight gave", async () => {
       expect(Object.keys(pinVars), "pin_vars from the preflight above").not.to.deep.equal([]);
       await migrate(lab, "v2.19.1", pinVars);
