@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lab test files of one make test run as a queue that both lab slots take from, so the slots balance
+# The lab test files of one make test run as a queue that every lab slot takes from, so the slots balance
 # themselves whatever each file takes on this machine (test/stage.sh times each one).
 #   lab-queue.sh fill QUEUE ENTRY...   one entry a line: "<label>|<VAR=value ...>|<test file>[|<build>]"
 #   lab-queue.sh run QUEUE SLOT        takes entries one at a time (under flock) and runs each as a stage
