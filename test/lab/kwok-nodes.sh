@@ -14,7 +14,7 @@
 # allocates in the background).
 set -euo pipefail
 
-LAB_CACHE=${LAB_CACHE:-$HOME/.cache/calico-encap/lab}
+LAB_CACHE=${LAB_CACHE:-${CALICO_ENCAP_CACHE:-$HOME/.cache/calico-encap}/lab}
 KWOK=${KWOK:-$LAB_CACHE/bin-kwok/kwok}
 KWOK_VERSION=${KWOK_VERSION:-v0.7.0}
 SIM_LABEL=calico-encap.lab/simulated
