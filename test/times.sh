@@ -20,7 +20,7 @@ if [ -s .cache/run-start ]; then
 fi
 speed=${SPEED_TIMES:-.cache/speed.tsv}
 [ -s "$speed" ] && awk -F'\t' '{ printf "Machine speed before the stages: sha256 of 256 MiB in %s s on one core (load average %s)\n", $3, $4 }' "$speed"
-echo "Stages (seconds; the lab slots run at once, so slots a, b and c overlap):"
+echo "Stages (seconds; the two lab slots run at once, so slot a and slot b overlap):"
 awk -F'\t' '{ printf "  %-34s %6d s  %s  (ended %s)\n", $2, $3, $4, $1 }' "$stages"
 if [ -s "$files" ]; then
 	echo "Test files (seconds, hooks included):"
