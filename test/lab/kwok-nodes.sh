@@ -19,6 +19,9 @@ KWOK=${KWOK:-$LAB_CACHE/bin-kwok/kwok}
 KWOK_VERSION=${KWOK_VERSION:-v0.7.0}
 SIM_LABEL=calico-encap.lab/simulated
 REAL_NODES=${LAB_NODES:-3}
+# pid_alive (a zombie is not alive)
+# shellcheck source=pid.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pid.sh"
 
 # The lab's env (KUBECONFIG, LAB_BIN, PATH) and KWOK_OUT.
 kwok_lab() {
@@ -54,7 +57,7 @@ kwok_stop() {
 	pid=$(cat "$LAB_STATE/kwok.pid" 2>/dev/null || true)
 	[[ -n $pid ]] || return 0
 	kill "$pid" 2>/dev/null || true
-	for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	for _ in $(seq 1 50); do pid_alive "$pid" || break; sleep 0.1; done
 	rm -f "$LAB_STATE/kwok.pid"
 }
 

@@ -594,9 +594,9 @@ kubelet_ready() {
 kubelet_down() {
 	local pid i
 	pid=$(cat "$RUN/kubelet.pid" 2>/dev/null || true)
-	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+	pid_alive "$pid" || return 0
 	kill -TERM "$pid" 2>/dev/null || true
-	for i in $(seq 1 80); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+	for i in $(seq 1 80); do pid_alive "$pid" || return 0; sleep 0.1; done
 	kill -KILL "$pid" 2>/dev/null || true
 }
 
@@ -616,15 +616,15 @@ standin_up() {
 standin_down() {
 	local pid i
 	pid=$(cat "$RUN/standin.pid" 2>/dev/null || true)
-	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+	pid_alive "$pid" || return 0
 	kill -TERM "$pid" 2>/dev/null || true
-	for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+	for i in $(seq 1 50); do pid_alive "$pid" || return 0; sleep 0.1; done
 	kill -KILL "$pid" 2>/dev/null || true
 }
 standin_status() {
 	local pid alive=false rss=0 f=$LAB_STATE/standin/status.json
 	pid=$(cat "$RUN/standin.pid" 2>/dev/null || true)
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+	if pid_alive "$pid"; then
 		alive=true
 		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
 	fi
@@ -638,7 +638,7 @@ standin_status() {
 kubelet_status() {
 	local pid alive=false rss=0 f=$LAB_STATE/kubelet/status.json
 	pid=$(cat "$RUN/kubelet.pid" 2>/dev/null || true)
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+	if pid_alive "$pid"; then
 		alive=true
 		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
 	fi
@@ -665,7 +665,7 @@ calico_node_rss() {
 }
 
 pid_of() { cat "$RUN/$1.pid" 2>/dev/null || true; }
-alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+alive() { pid_alive "$1"; }
 
 # LAB_KEEP_LOGS=DIR: before the state goes, its logs into DIR/<time>-<profile>-<state folder's name>, so that a
 # test's lab (removed in its after hook) leaves Felix's, confd's and BIRD's logs for a look.

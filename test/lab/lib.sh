@@ -87,3 +87,7 @@ KUBECTL_VERSION=$(go_mod_version kubernetes k8s.io/kubernetes)
 ETCD_VERSION=$(go_mod_version etcd go.etcd.io/etcd/server/v3)
 CALICO_MODULE_VERSION=$(go_mod_version "$CALICO_NODE_WRAPPER" github.com/projectcalico/calico)
 CALICO_MODULE_DIR=$GOMODCACHE/github.com/projectcalico/calico@$CALICO_MODULE_VERSION
+
+
+# pid_alive (zombie-aware): pid.sh
+source "$LAB_DIR/pid.sh"

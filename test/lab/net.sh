@@ -25,6 +25,8 @@ NET_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(cd "$NET_DIR/../.." && pwd)
 LAB_STATE=${LAB_STATE:-$REPO_DIR/.lab}
 NET_STATE=$LAB_STATE/net
+# pid_alive (a zombie is not alive)
+source "$NET_DIR/pid.sh"
 
 log() { printf '[net] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -71,7 +73,6 @@ save_config() {
 ns_name() { echo "${LAB_NETNS_PREFIX}node-$1"; }
 node_addr() { echo "$LAB_UNDERLAY.$((10 + $1))"; }
 ns_exists() { [ -e "/run/netns/$1" ]; }
-pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
 
 ensure_tools() {
 	local missing=()
