@@ -273,6 +273,17 @@ export function moduleFile(
   ].join("\n");
 }
 
+/** The lookup plugins of ansible/lookup_plugins, which the collection ships in plugins/lookup. */
+export const LOOKUPS = ["kubespray_calico_defaults"] as const;
+
+/** A task file's calls of the collection's lookups (`lookup('kubespray_calico_defaults', ...)`) by their FQCN. */
+export function fqcnLookups(tasks: string): string {
+  return tasks.replace(
+    new RegExp(`\\blookup\\('(${LOOKUPS.join("|")})'`, "g"),
+    `lookup('${FQCN_PREFIX}.$1'`,
+  );
+}
+
 /** A task file's calls of MODULES (`  calico_pool_check:` as a task's action key) by their FQCN. */
 export function fqcnModules(tasks: string, modules: readonly string[]): string {
   const names = modules.join("|");
@@ -287,14 +298,17 @@ export const SANITY_CORES = ["2.16", "2.17", "2.18", "2.19"];
 
 /**
  * tests/sanity/ignore-<core>.txt: the one finding sanity makes that the collection keeps, with its reason (Ansible
- * allows a comment after an entry only). validate-modules wants a GPLv3 header on every module; this collection is
+ * allows a comment after an entry only). validate-modules wants a GPLv3 header on every module and plugin; this collection is
  * Apache-2.0 (galaxy.yml), as the project is.
  */
 export function sanityIgnores(modules: readonly string[]): string {
-  return modules
+  return [
+    ...modules.map((m) => `plugins/modules/${m}.py`),
+    ...LOOKUPS.map((l) => `plugins/lookup/${l}.py`),
+  ]
     .map(
-      (m) =>
-        `plugins/modules/${m}.py validate-modules:missing-gplv3-license # the collection is Apache-2.0 (galaxy.yml), not GPLv3\n`,
+      (path) =>
+        `${path} validate-modules:missing-gplv3-license # the collection is Apache-2.0 (galaxy.yml), not GPLv3\n`,
     )
     .join("");
 }

@@ -21,7 +21,9 @@ import {
   SANITY_CORES,
   actionPlugin,
   executionEnvironment,
+  fqcnLookups,
   fqcnModules,
+  LOOKUPS,
   galaxyYml,
   moduleFile,
   DOC_FRAGMENT,
@@ -155,6 +157,15 @@ async function main(argv: readonly string[]): Promise<number> {
     await write(root, `tests/sanity/ignore-${core}.txt`, sanityIgnores(modules.map((m) => m.name)));
   await cp(join(repoRoot, "ansible", "roles"), join(root, "roles"), { recursive: true });
   // In a collection the role calls its modules by FQCN (ansible-lint's production profile wants it so).
+  for (const lookup of LOOKUPS)
+    await write(
+      root,
+      `plugins/lookup/${lookup}.py`,
+      await readFile(join(repoRoot, "ansible", "lookup_plugins", `${lookup}.py`), "utf8"),
+    );
+  // ... and its lookups by FQCN too.
+  const forkDefaults = join("roles", "calico_encap", "tasks", "fork_defaults.yml");
+  await write(root, forkDefaults, fqcnLookups(await readFile(join(root, forkDefaults), "utf8")));
   for (const tasks of ["preflight", "migrate"]) {
     const path = join("roles", "calico_encap", "tasks", `${tasks}.yml`);
     const text = await readFile(join(root, path), "utf8");

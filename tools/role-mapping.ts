@@ -19,12 +19,12 @@ export interface MappingRow {
   /** The variable the option is read from, then the variables it falls back to. */
   variables: string[];
   /**
-   * The literal used when every variable is undefined; undefined when a role default (defaults/main.yml) applies. For
-   * a default that changed between Kubespray releases, the newest release line's.
+   * The literal used when every variable is undefined; undefined when a role default (defaults/main.yml) or the
+   * fork's own default applies.
    */
   fallback?: unknown;
-  /** A default that changed between Kubespray releases: each release line's (calico_encap_release_defaults). */
-  releaseFallbacks?: Record<string, unknown>;
+  /** A default that differs between Kubespray releases: the fork's own, read from its tree (tasks/fork_defaults.yml). */
+  forkDefault?: boolean;
   /** The role default's text, for the role's own variables. */
   roleDefault?: unknown;
   /** The option is the negation of the variable (fail_on_mismatch = not ignore_assert_errors). */
@@ -36,14 +36,14 @@ export interface MappingRow {
 interface Parsed {
   variables: string[];
   fallback?: unknown;
-  /** `default(calico_encap_defaults.NAME)`: the release line's default of NAME. */
-  releaseDefault?: string;
+  /** `default(calico_encap_defaults.NAME)`: the fork's own default of NAME. */
+  forkDefault?: string;
   negated: boolean;
 }
 
-/** vars/main.yml's table of the defaults that changed between Kubespray releases, by release line. */
-export const RELEASE_DEFAULTS_VAR = "calico_encap_release_defaults";
-const RELEASE_DEFAULT = /^calico_encap_defaults\.([a-z_]\w*)$/;
+/** vars/main.yml's list of the variables whose defaults differ between Kubespray releases. */
+export const RELEASE_VARIABLES_VAR = "calico_encap_release_variables";
+const FORK_DEFAULT = /^calico_encap_defaults\.([a-z_]\w*)$/;
 
 const LITERALS = new Set(["true", "false", "null"]);
 
@@ -56,8 +56,8 @@ function parseExpression(expr: string): Parsed {
     const inner = parseExpression(defaulted[2]);
     return { ...inner, variables: [defaulted[1], ...inner.variables] };
   }
-  const release = RELEASE_DEFAULT.exec(expr);
-  if (release?.[1]) return { variables: [], releaseDefault: release[1], negated: false };
+  const fork = FORK_DEFAULT.exec(expr);
+  if (fork?.[1]) return { variables: [], forkDefault: fork[1], negated: false };
   if (/^[a-z_]\w*$/.test(expr) && !LITERALS.has(expr)) return { variables: [expr], negated: false };
   return { variables: [], fallback: parse(expr) as unknown, negated: false };
 }
@@ -102,17 +102,14 @@ export function readRoleYaml(root: string, path: string): unknown {
   return parse(readFileSync(join(root, ROLE_DIR, path), "utf8")) as unknown;
 }
 
-/** calico_encap_release_defaults: release line -> variable -> default, in the order vars/main.yml lists them. */
-export function releaseDefaults(root = repoRoot): Record<string, Record<string, unknown>> {
+/** calico_encap_release_variables: the variables whose defaults the fork's tree gives. */
+export function releaseVariables(root = repoRoot): string[] {
   const vars = readRoleYaml(root, "vars/main.yml") as Record<string, unknown>;
-  return vars[RELEASE_DEFAULTS_VAR] as Record<string, Record<string, unknown>>;
+  return vars[RELEASE_VARIABLES_VAR] as string[];
 }
 
 export async function loadRoleMapping(root = repoRoot): Promise<MappingRow[]> {
   const vars = readRoleYaml(root, "vars/main.yml") as Record<string, string>;
-  const byRelease = releaseDefaults(root);
-  const lines = Object.keys(byRelease);
-  const newest = lines[lines.length - 1] as string;
   const options = Object.fromEntries(
     Object.entries(vars)
       .filter(([name]) => name.startsWith(OPTION_VAR_PREFIX))
@@ -126,16 +123,16 @@ export async function loadRoleMapping(root = repoRoot): Promise<MappingRow[]> {
       throw new Error(
         `${ROLE_DIR}/vars/main.yml: ${option} is not one Jinja expression: ${template}`,
       );
-    const { releaseDefault, ...parsed } = parseExpression(expr);
+    const { forkDefault, ...parsed } = parseExpression(expr);
     const [first] = parsed.variables;
-    const releaseFallbacks =
-      releaseDefault === undefined
-        ? undefined
-        : Object.fromEntries(lines.map((l) => [l, byRelease[l]?.[releaseDefault]]));
+    if (forkDefault !== undefined && first !== forkDefault)
+      throw new Error(
+        `${ROLE_DIR}/vars/main.yml: ${option} falls back to the fork's default of another variable`,
+      );
     return {
       option,
       ...parsed,
-      ...(releaseFallbacks ? { fallback: releaseFallbacks[newest], releaseFallbacks } : {}),
+      ...(forkDefault !== undefined ? { forkDefault: true } : {}),
       ...(first !== undefined && Object.hasOwn(defaults, first)
         ? { roleDefault: defaults[first] }
         : {}),
@@ -150,16 +147,6 @@ export async function loadRoleMapping(root = repoRoot): Promise<MappingRow[]> {
 const code = (v: unknown): string =>
   `\`${(typeof v === "string" && v !== "" ? v : JSON.stringify(v)).replaceAll("|", "\\|")}\``;
 
-/** A default by release line, the lines with one value together: "2.18, 2.19: `116`; 2.28, 2.30, 2.31: `122`". */
-function byRelease(fallbacks: Record<string, unknown>): string {
-  const groups = new Map<string, string[]>();
-  for (const [line, value] of Object.entries(fallbacks))
-    groups.set(JSON.stringify(value), [...(groups.get(JSON.stringify(value)) ?? []), line]);
-  return [...groups]
-    .map(([value, lines]) => `${lines.join(", ")}: ${code(JSON.parse(value) as unknown)}`)
-    .join("; ");
-}
-
 /** The README table: one row per option, in the order of vars/main.yml. */
 export function mappingTable(rows: MappingRow[]): string {
   const modules = ["calico_pool_check", "calico_encap_migrate"];
@@ -169,8 +156,8 @@ export function mappingTable(rows: MappingRow[]): string {
   ];
   for (const r of rows) {
     const variable = r.variables.map(code).join(", else ");
-    const fallback = r.releaseFallbacks
-      ? byRelease(r.releaseFallbacks)
+    const fallback = r.forkDefault
+      ? "the fork's own"
       : code(r.fallback !== undefined ? r.fallback : r.roleDefault);
     const cells = modules.map((m) =>
       r.modules.includes(m) ? `${code(r.option)}${r.negated ? " (negated)" : ""}` : "",

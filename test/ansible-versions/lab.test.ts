@@ -30,8 +30,8 @@ import { FQCN_PREFIX } from "../../tools/collection-content.js";
 const VENVS = (process.env.CALICO_ENCAP_ANSIBLE_VENVS ?? dirname(VENV_BIN))
   .split(/\s+/)
   .filter(Boolean);
-/** A Kubespray v2.19 fork whose inventory lies outside its tree: the release named, its defaults then apply. */
-const KUBESPRAY_219 = { calico_encap_kubespray_release: "2.19" };
+/** A Kubespray v2.19 fork whose inventory lies outside its tree: the tree named, its own defaults then apply. */
+const KUBESPRAY_219 = { calico_encap_kubespray_tree: kubesprayTree("v2.19.1") };
 const PINNED_218 = {
   calico_ipip_mode: "Always",
   calico_vxlan_mode: "Never",

@@ -26,6 +26,7 @@ import {
   type InstalledCollection,
 } from "../support/collection.js";
 import { FQCN_PREFIX } from "../../tools/collection-content.js";
+import { kubesprayTree } from "../support/kubespray.js";
 
 
 describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function () {
@@ -140,9 +141,9 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
     const vars = {
       calico_encap_calicoctl_path: tools.calicoctl,
       calico_encap_kubectl_path: tools.kubectl,
-      // The inventory of a Kubespray v2.19 fork, kept outside the fork's tree: its release named, its defaults apply
-      // (the pool's block size kube_network_node_prefix, 24).
-      calico_encap_kubespray_release: "2.19",
+      // The inventory of a Kubespray v2.19 fork, kept outside the fork's tree: the tree named, its own defaults apply
+      // (the pool's block size kube_network_node_prefix, 24, as its install.yml renders it).
+      calico_encap_kubespray_tree: kubesprayTree("v2.19.1"),
     };
     const r = await run("ansible-playbook", [
       "-i",
@@ -163,7 +164,7 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
     expect(pinned.exitCode, pinned.all).to.equal(0);
   });
 
-  it("stops before any module runs when the Kubespray release is unknown and the inventory relies on its defaults, naming the variables", async function () {
+  it("stops before any module runs when no Kubespray tree answers for the defaults the inventory relies on, naming the variables", async function () {
     // Playbooks in collections need ansible-core 2.11 (ansible-base 2.10, Kubespray v2.18's, says "could not be
     // found"): there the role goes in a play of the fork's (kubespray-seed.test.ts runs it so on the lab).
     if (await coreBefore("2.11")) this.skip();
@@ -171,18 +172,19 @@ describe(`the collection ${FQCN_PREFIX}, installed from its tarball`, function (
     const vars = { calico_encap_calicoctl_path: tools.calicoctl, calico_encap_kubectl_path: tools.kubectl };
     const r = await run("ansible-playbook", ["-i", "hosts.ini", "-e", JSON.stringify(vars), `${FQCN_PREFIX}.preflight`]);
     expect(r.exitCode, r.all).to.equal(2);
-    expect(r.all).to.include("calico_encap cannot tell which Kubespray release's defaults apply");
     expect(r.all).to.include(
-      "the inventory leaves calico_ipip_mode, calico_vxlan_mode, calico_network_backend, calico_pool_blocksize, " +
-        "calico_vxlan_mode_ipv6, calico_pool_blocksize_ipv6 undefined",
+      "calico_encap cannot tell the Kubespray fork's own default of calico_ipip_mode, calico_vxlan_mode, " +
+        "calico_network_backend, calico_pool_blocksize, calico_vxlan_mode_ipv6, calico_pool_blocksize_ipv6, which the " +
+        "inventory leaves undefined",
     );
-    expect(r.all).to.include("Set calico_encap_kubespray_release to the fork's release line (one of 2.18, 2.19, 2.28, 2.30, 2.31)");
+    expect(r.all).to.match(/calico_ipip_mode: no Kubespray tree at \S+/);
+    expect(r.all).to.include("Set calico_encap_kubespray_tree to the fork's folder (the one holding roles/network_plugin)");
     expect(readFileSync(tools.log, "utf8").slice(before), "no command ran on the target").to.equal("");
     const named = await run("ansible-playbook", [
       "-i",
       "hosts.ini",
       "-e",
-      JSON.stringify({ ...vars, calico_encap_kubespray_release: "v2.18.2" }),
+      JSON.stringify({ ...vars, calico_encap_kubespray_tree: kubesprayTree("v2.18.2") }),
       `${FQCN_PREFIX}.preflight`,
     ]);
     expect(named.exitCode, `v2.18's defaults match the Kubespray 2.18 cluster: ${named.all}`).to.equal(0);

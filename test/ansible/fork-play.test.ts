@@ -14,20 +14,12 @@
 
 import { expect } from "chai";
 import { execa } from "execa";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { stringify } from "yaml";
 import { REPO } from "../support/ansible.js";
 import { installCollection } from "../support/collection.js";
-import { forkPlaybooks, insertPlay, placementOf, readmePlay } from "../support/fork-play.js";
+import { forkWithReadmePlay as fork, placementOf } from "../support/fork-play.js";
 import { KUBESPRAY_TREES } from "../support/kubespray.js";
 import { TIER } from "../support/tier.js";
 
@@ -44,34 +36,6 @@ async function releaseVenv(release: string): Promise<string> {
   const name = release === "v2.31.0" ? "kubespray-v2.31.0+collection" : `kubespray-${release}`;
   const r = await execa("bash", [join(REPO, "test", "ansible-versions", "venv.sh"), name]);
   return r.stdout.trim();
-}
-
-/** A fork of TREE in a new folder: links to the tree's files, its three playbooks with README's play inserted. */
-function fork(release: string): { dir: string; playbooks: string[]; prefix: string } {
-  const tree = join(KUBESPRAY_TREES, release);
-  const row = placementOf(release);
-  const play = readmePlay(row.play);
-  const dir = mkdtempSync(join(tmpdir(), `calico-encap-fork-${release}-`));
-  const changed = forkPlaybooks(row);
-  const link = (rel: string): void => {
-    const from = join(tree, rel);
-    const to = join(dir, rel);
-    if (changed.includes(rel)) return;
-    if (!row.root && rel === "playbooks") {
-      mkdirSync(to);
-      for (const f of readdirSync(from)) link(join(rel, f));
-      return;
-    }
-    symlinkSync(from, to);
-  };
-  for (const f of readdirSync(tree)) link(f);
-  for (const rel of changed) writeFileSync(join(dir, rel), insertPlay(readFileSync(join(tree, rel), "utf8"), row.anchor, play));
-  // The plays before README's: cluster.yml's text up to the import it follows, as a playbook beside it.
-  const cluster = readFileSync(join(tree, changed[0]!), "utf8");
-  const upTo = insertPlay(cluster, row.anchor, "# README's play");
-  const prefix = join(dirname(changed[0]!), "calico-encap-prefix.yml");
-  writeFileSync(join(dir, prefix), upTo.slice(0, upTo.indexOf("# README's play")));
-  return { dir, playbooks: changed, prefix };
 }
 
 /** An inventory as Kubespray's: a control plane host, two workers; every host local (nothing is run). */
@@ -108,7 +72,7 @@ if (!process.env.CALICO_ENCAP_ANSIBLE_VENV)
         before(async () => {
           const bin = join(await releaseVenv(release), "bin");
           const collection = await installCollection(bin);
-          f = fork(release);
+          f = fork(release, join(KUBESPRAY_TREES, release));
           writeFileSync(join(f.dir, "calico-encap-hosts.yml"), INVENTORY);
           list = async (playbook, args) => {
             const r = await execa(

@@ -28,8 +28,8 @@ collections=$(mktemp -d)
 trap 'bash test/lab/lab.sh down >/dev/null 2>&1 || true; rm -rf "$collections"' EXIT
 
 # A Kubespray v2.19.1 fork, as its user has it: the release's tree (its roles linked from ../shared/kubespray, never
-# copied) with the inventory inside it (inventory/lab/, a copy of the lab's without its calico_encap_kubespray_release
-# line). The role reads the release from the tree (two levels above the inventory) and falls back to v2.19.1's own
+# copied) with the inventory inside it (inventory/lab/, a copy of the lab's without its calico_encap_kubespray_tree
+# line). The role finds the tree two levels above the inventory and falls back to v2.19.1's own
 # defaults where the inventory is silent: IPIP Never, VXLAN Always, backend vxlan, the pool's block size
 # kube_network_node_prefix (24).
 kubespray_tree=${KUBESPRAY_TREES:-$PWD/../shared/kubespray}/v2.19.1
@@ -77,7 +77,7 @@ for _ in $(seq 1 120); do
 	sleep 0.5
 done
 prober start --pods "$state/kubelet/pods.json" --max-seconds 900
-grep -v '^calico_encap_kubespray_release=' "$state/inventory.ini" >"$fork/inventory/lab/hosts.ini"
+grep -v '^calico_encap_kubespray_tree=' "$state/inventory.ini" >"$fork/inventory/lab/hosts.ini"
 inventory=$fork/inventory/lab/hosts.ini
 
 say "2. The preflight with Kubespray 2.19's defaults (the 2022 upgrade): expect it to block"

@@ -322,9 +322,9 @@ ansible_ssh_common_args='-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/
 ansible_python_interpreter=/usr/bin/python3
 bin_dir=$NODE1_ROOT/usr/local/bin
 kube_config_dir=$NODE1_ROOT/etc/kubernetes
-# The Kubespray release whose defaults apply where this inventory leaves a Calico variable undefined: the inventory is
-# outside any fork's tree, so the role cannot read the release there (ansible/roles/calico_encap/tasks/release.yml).
-calico_encap_kubespray_release=2.31
+# The Kubespray fork whose own defaults apply where this inventory leaves a Calico variable undefined: the inventory is
+# outside any fork's tree, so the role cannot find one here (ansible/roles/calico_encap/tasks/fork_defaults.yml).
+calico_encap_kubespray_tree=${KUBESPRAY_TREES:-$REPO_DIR/../shared/kubespray}/v2.31.0
 EOF
 }
 

@@ -2,8 +2,17 @@
 // its plays (A, B, C), read from README.md's text, and the play inserted into a fork's playbook where the table says.
 // The tests that run the preflight in a fork take it from here, so that what they run is what README tells a user.
 
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { REPO } from "./ansible.js";
 
 /** One row of README's table: the release lines it covers, where the play goes, and which play. */
@@ -88,4 +97,43 @@ export function insertPlay(playbook: string, anchor: string, play: string): stri
   while (end < lines.length && !/^(- |#)/.test(lines[end]!)) end++;
   while (end > at + 1 && lines[end - 1]!.trim() === "") end--;
   return [...lines.slice(0, end), "", play.trimEnd(), "", ...lines.slice(end)].join("\n");
+}
+
+/**
+ * A fork of the release's TREE: links to the tree's files, its three playbooks with README's play inserted where
+ * README's table says, and `calico-encap-prefix.yml`, cluster.yml's plays before README's. In a new folder, or in
+ * INTO (whose own entries, e.g. an ansible.cfg and the roles already linked, are kept).
+ */
+export function forkWithReadmePlay(
+  release: string,
+  tree: string,
+  into?: string,
+): { dir: string; playbooks: string[]; prefix: string } {
+  const row = placementOf(release);
+  const play = readmePlay(row.play);
+  const dir = into ?? mkdtempSync(join(tmpdir(), `calico-encap-fork-${release}-`));
+  const changed = forkPlaybooks(row);
+  const link = (rel: string): void => {
+    const from = join(tree, rel);
+    const to = join(dir, rel);
+    if (changed.includes(rel) || existsSync(to)) return;
+    if (!row.root && rel === "playbooks") {
+      mkdirSync(to);
+      for (const f of readdirSync(from)) link(join(rel, f));
+      return;
+    }
+    symlinkSync(from, to);
+  };
+  for (const f of readdirSync(tree)) link(f);
+  for (const rel of changed)
+    writeFileSync(
+      join(dir, rel),
+      insertPlay(readFileSync(join(tree, rel), "utf8"), row.anchor, play),
+    );
+  // The plays before README's: cluster.yml's text up to the import it follows, as a playbook beside it.
+  const cluster = readFileSync(join(tree, changed[0] ?? ""), "utf8");
+  const upTo = insertPlay(cluster, row.anchor, "# README's play");
+  const prefix = join(dirname(changed[0] ?? ""), "calico-encap-prefix.yml");
+  writeFileSync(join(dir, prefix), upTo.slice(0, upTo.indexOf("# README's play")));
+  return { dir, playbooks: changed, prefix };
 }

@@ -358,7 +358,7 @@ export async function kubesprayPlaybook(lab: Lab, run: KubesprayRun): Promise<Ku
   const venv = await kubesprayVenv(run.release);
   const dir = mkdtempSync(join(tmpdir(), `calico-encap-kubespray-${run.release}-`));
   // The play at the root of a fork of the release, as its cluster.yml, where the role calico_encap finds the
-  // release whose defaults apply (tasks/release.yml).
+  // fork's own defaults (tasks/fork_defaults.yml).
   linkFork(tree, dir);
   const runRoles = join(dir, "run-roles");
   linkCalicoRoleDefaults(tree, runRoles);

@@ -60,10 +60,11 @@ describe("the collection's generated content", () => {
     );
   });
 
-  it("ignores in sanity only the GPLv3 header, per module, saying why", () => {
+  it("ignores in sanity only the GPLv3 header, per module and lookup, saying why", () => {
     expect(sanityIgnores(["a", "b"]).trim().split("\n")).to.deep.equal([
       "plugins/modules/a.py validate-modules:missing-gplv3-license # the collection is Apache-2.0 (galaxy.yml), not GPLv3",
       "plugins/modules/b.py validate-modules:missing-gplv3-license # the collection is Apache-2.0 (galaxy.yml), not GPLv3",
+      "plugins/lookup/kubespray_calico_defaults.py validate-modules:missing-gplv3-license # the collection is Apache-2.0 (galaxy.yml), not GPLv3",
     ]);
   });
 });

@@ -97,7 +97,8 @@ describe("the calico_encap role against the schemas", () => {
         );
         const row = rows.find((r) => r.option === option);
         expect(row?.variables, option).to.deep.equal([variable, ...then]);
-        expect(row?.fallback, option).to.deep.equal(p.default);
+        // A default that differs between releases is the fork's own; the schema's is the newest release's.
+        if (!row?.forkDefault) expect(row?.fallback, option).to.deep.equal(p.default);
         checked++;
       }
     expect(checked).to.be.greaterThan(15);
@@ -175,7 +176,7 @@ describe("the calico_encap role against the schemas", () => {
         "calico_encap_environment",
         "calico_encap_mode",
         "calico_encap_bridge_idle_timeout",
-        "calico_encap_kubespray_release",
+        "calico_encap_kubespray_tree",
         "kube_network_plugin",
       ];
       expect(Object.keys(options).sort(), entry).to.deep.equal([...inputs, ...extra].sort());
