@@ -314,7 +314,8 @@ LAB_SLOT_C ?= LAB_STATE=$(CURDIR)/.lab-c LAB_ETCD_PORT=22790 LAB_ETCD_PEER_PORT=
 # "[slot b]"): the labs mostly wait on their clusters, so two at once take little more than the longer.
 # The seed era's and kwok's builds start with lab-build at nice 19 (issue 50: a slow machine spent 45 min on them when
 # they started after it, and the files that wait on them ran last): they take the cores the other stages leave idle
-# (module downloads, pip), and the lab queue is filled first so their "built" signals find it.
+# (module downloads, pip), and the lab queue is filled first so their "built" signals find it. Once lab-build is done
+# the seed era's build runs at the labs' niceness (test/renice-tree.sh): at 19 behind two labs it got no core at all.
 test: 
 	$(MAKE) TEST_TIER=quick test-tier
 
@@ -335,7 +336,7 @@ test-tier:
 	$(STAGE) setup $(MAKE) setup || failed="$$failed setup"; \
 	$(STAGE) test-lab-queue $(MAKE) $(BUILT) test-lab-queue || failed="$$failed test-lab-queue"; \
 	( $(STAGE) lab-build $(MAKE) lab-build || echo " lab-build" >.cache/lab-build.failed ) 2>&1 | sed -u 's/^/[lab-build] /' & build=$$!; \
-	( if nice -n 19 $(STAGE) seed-era-build $(MAKE) $(BUILT) seed-era-build; then s=done; else s=failed; fi; \
+	( echo $$BASHPID >.cache/seed-era-build.pid; if nice -n 19 $(STAGE) seed-era-build $(MAKE) $(BUILT) seed-era-build; then s=done; else s=failed; fi; \
 	  bash test/lab-queue.sh built $(LAB_QUEUE) seed-era $$s; [ $$s = done ] || echo " seed-era-build" >.cache/background-builds.failed; \
 	  if nice -n 19 $(STAGE) kwok-build $(MAKE) $(BUILT) kwok-build; then s=done; else s=failed; fi; \
 	  bash test/lab-queue.sh built $(LAB_QUEUE) kwok $$s; [ $$s = done ] || echo " kwok-build" >>.cache/background-builds.failed ) 2>&1 | \
@@ -346,7 +347,7 @@ test-tier:
 	for stage in lint test-unit test-ansible test-ansible-suites; do \
 	  $(STAGE) $$stage $(MAKE) $(BUILT) $$stage || failed="$$failed $$stage"; \
 	done; \
-	wait $$build; wait $$venvs; \
+	wait $$build; bash test/renice-tree.sh "$$(cat .cache/seed-era-build.pid)" 0; wait $$venvs; \
 	[ ! -f .cache/lab-build.failed ] || failed="$$failed lab-build"; \
 	[ ! -f .cache/collection.failed ] || failed="$$failed test-collection"; \
 	( export $(LAB_SLOT_B); for stage in test-molecule test-ansible-versions-lab; do \

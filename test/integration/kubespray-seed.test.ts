@@ -47,6 +47,7 @@ import { readmeOutput, unwrapped } from "../support/readme.js";
 import {
   KUBESPRAY_ANSIBLE,
   parseSettings,
+  runForkPlaybook,
   runKubespray,
   type KubesprayCalicoSettings,
   type KubesprayRelease,
@@ -336,6 +337,44 @@ describe("The seed's users: a Kubespray v2.18.2 cluster, v2.19.1's own check and
         calico_pool_blocksize: 24,
       });
       expect(r.output, "Kubespray's check did not run").not.to.include("TASK [Run calico checks]");
+      expect(await everyResourceVersion(lab)).to.deep.equal(before);
+    });
+  });
+
+  describe("v2.19.1's cluster.yml --tags=network, Kubespray's documented network upgrade, from a fork with README's play", () => {
+    it("Kubespray's own check is not in that run (tagged preinstall), the Calico role is", async () => {
+      const r = await runForkPlaybook(lab, {
+        release: "v2.19.1",
+        playbook: 0,
+        args: ["--tags=network", "--list-tasks"],
+      });
+      expect(r.exitCode, r.output).to.equal(0);
+      expect(r.output, "Kubespray's check").not.to.include("Run calico checks");
+      expect(r.output, "Kubespray's Calico role").to.match(/network_plugin\/calico : /);
+      expect(r.output, "the preflight").to.include(
+        "calico_encap : Compare the inventory's Calico settings with the live cluster",
+      );
+    });
+
+    it("the preflight blocks before any later play runs, naming the backend and the pool's modes, and nothing changes", async () => {
+      const before = await everyResourceVersion(lab);
+      const r = await runForkPlaybook(lab, {
+        release: "v2.19.1",
+        playbook: 0,
+        args: ["--tags=network"],
+      });
+      expect(r.exitCode, r.output).to.equal(2);
+      expect(r.output).to.include(
+        "IPPool/default-pool spec.ipipMode: cluster has Always, inventory (calico_ipip_mode) says Never",
+      );
+      expect(r.output).to.include(BACKEND_LINE.trim());
+      const plays = r.output.split("\n").filter((l) => l.startsWith("PLAY ["));
+      expect(plays.at(-1), `the last play that started:\n${plays.join("\n")}`).to.include(
+        "Check Calico's encapsulation against the live cluster before anything changes",
+      );
+      expect(r.output, "no task of Kubespray's Calico role ran").not.to.match(
+        /TASK \[network_plugin\/calico/,
+      );
       expect(await everyResourceVersion(lab)).to.deep.equal(before);
     });
   });

@@ -27,7 +27,7 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { parse, stringify } from "yaml";
 import { FQCN_PREFIX } from "../../tools/collection-content.js";
-import { placementOf, readmePlay } from "./fork-play.js";
+import { forkWithReadmePlay, placementOf, readmePlay } from "./fork-play.js";
 import { ansibleEnv, REPO } from "./ansible.js";
 import { installCollection, type InstalledCollection } from "./collection.js";
 import {
@@ -429,6 +429,30 @@ export async function kubesprayPlaybook(lab: Lab, run: KubesprayRun): Promise<Ku
 export async function runKubespray(lab: Lab, run: KubesprayRun): Promise<PlaybookRun> {
   const { dir, argv, env } = await kubesprayPlaybook(lab, run);
   const r = await execa(argv[0] ?? "", argv.slice(1), {
+    reject: false,
+    cwd: dir,
+    env,
+    extendEnv: false,
+    all: true,
+  });
+  const output = r.all ?? "";
+  writeFileSync(join(dir, "output.log"), output);
+  return { exitCode: r.exitCode ?? -1, output, recap: parseRecap(output) };
+}
+
+/**
+ * One of the fork's own playbooks (0: cluster.yml, 1: upgrade-cluster.yml, 2: scale.yml; the root's or playbooks/'s)
+ * with README's play inserted as README says (fork-play.ts), run against the lab with ARGS (--tags=network,
+ * --list-tasks) as runKubespray runs its plays: the same inventory, ansible.cfg, Ansible and installed collection.
+ */
+export async function runForkPlaybook(
+  lab: Lab,
+  run: Omit<KubesprayRun, "plays"> & { playbook: 0 | 1 | 2; args: string[] },
+): Promise<PlaybookRun> {
+  const { dir, argv, env } = await kubesprayPlaybook(lab, { ...run, plays: ["preflight"] });
+  const fork = forkWithReadmePlay(run.release, kubesprayTree(run.release), dir);
+  const playbook = fork.playbooks[run.playbook] ?? "";
+  const r = await execa(argv[0] ?? "", ["-i", join(dir, "hosts.yml"), ...run.args, playbook], {
     reject: false,
     cwd: dir,
     env,
