@@ -427,8 +427,15 @@ export async function kubesprayPlaybook(lab: Lab, run: KubesprayRun): Promise<Ku
  * fork adds it).
  */
 export async function runKubespray(lab: Lab, run: KubesprayRun): Promise<PlaybookRun> {
-  const { dir, argv, env } = await kubesprayPlaybook(lab, run);
-  const r = await execa(argv[0] ?? "", argv.slice(1), {
+  return runPlaybookIn(await kubesprayPlaybook(lab, run));
+}
+
+/** Runs a KubesprayPlaybook (its argv, or ARGV in its folder), keeping the output in its output.log. */
+async function runPlaybookIn(
+  { dir, argv, env }: KubesprayPlaybook,
+  args: string[] = argv.slice(1),
+): Promise<PlaybookRun> {
+  const r = await execa(argv[0] ?? "", args, {
     reject: false,
     cwd: dir,
     env,
@@ -449,17 +456,8 @@ export async function runForkPlaybook(
   lab: Lab,
   run: Omit<KubesprayRun, "plays"> & { playbook: 0 | 1 | 2; args: string[] },
 ): Promise<PlaybookRun> {
-  const { dir, argv, env } = await kubesprayPlaybook(lab, { ...run, plays: ["preflight"] });
-  const fork = forkWithReadmePlay(run.release, kubesprayTree(run.release), dir);
+  const p = await kubesprayPlaybook(lab, { ...run, plays: ["preflight"] });
+  const fork = forkWithReadmePlay(run.release, kubesprayTree(run.release), p.dir);
   const playbook = fork.playbooks[run.playbook] ?? "";
-  const r = await execa(argv[0] ?? "", ["-i", join(dir, "hosts.yml"), ...run.args, playbook], {
-    reject: false,
-    cwd: dir,
-    env,
-    extendEnv: false,
-    all: true,
-  });
-  const output = r.all ?? "";
-  writeFileSync(join(dir, "output.log"), output);
-  return { exitCode: r.exitCode ?? -1, output, recap: parseRecap(output) };
+  return runPlaybookIn(p, ["-i", join(p.dir, "hosts.yml"), ...run.args, playbook]);
 }
