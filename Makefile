@@ -313,9 +313,11 @@ LAB_SLOT_C ?= LAB_STATE=$(CURDIR)/.lab-c LAB_ETCD_PORT=22790 LAB_ETCD_PEER_PORT=
 
 # Runs every stage even when one fails, so one run shows everything; fails at the end if any stage failed. Each
 # stage prints its duration (make test-times lists them). The stages without a lab run first, beside the lab's Go
-# builds (whose module downloads wait on the network more than on the cores; lines "[lab-build]"); then slot A's lab
-# tests and, at the same time, Molecule, the Kubespray Ansible versions and the queue (lab slot B, its lines prefixed
-# "[slot b]"): the labs mostly wait on their clusters, so two at once take little more than the longer.
+# builds (whose module downloads wait on the network more than on the cores; lines "[lab-build]"). Lab slot A takes
+# from the queue as soon as lab-build is done, beside whatever of those stages is left (lines "[slot a]": warm, lab-build
+# ends at once and the queue gains the 6 min those stages take); lab slot B starts once they are done, with Molecule,
+# the Kubespray Ansible versions and then the queue (lines "[slot b]"): two labs at once take little more than the
+# longer, a third did not pay (below).
 # The seed era's and kwok's builds start with lab-build at nice 19 (issue 50: a slow machine spent 45 min on them when
 # they started after it, and the files that wait on them ran last): they take the cores the other stages leave idle
 # (module downloads, pip), and the lab queue is filled first so their "built" signals find it. Once lab-build is done
@@ -333,13 +335,14 @@ test-full:
 BUILT := -o setup -o build -o collection -o lab-build -o $(STAMPS)/npm -o $(STAMPS)/venv -o $(STAMPS)/debian
 
 test-tier:
-	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) $(TEST_FAILURES) .cache/slot-b.failed .cache/lab-build.failed .cache/collection.failed .cache/background-builds.failed
+	rm -f $(TEST_COUNTS) $(STAGE_TIMES) $(FILE_TIMES) $(TEST_FAILURES) .cache/slot-a.failed .cache/slot-b.failed .cache/lab-build.failed .cache/lab-build.ended .cache/seed-era-build.pid .cache/collection.failed .cache/background-builds.failed
 	mkdir -p .cache && date +%s >.cache/run-start && echo $(TEST_TIER) >.cache/run-tier
 	bash test/speed.sh
 	failed=""; \
 	$(STAGE) setup $(MAKE) setup || failed="$$failed setup"; \
 	$(STAGE) test-lab-queue $(MAKE) $(BUILT) test-lab-queue || failed="$$failed test-lab-queue"; \
-	( $(STAGE) lab-build $(MAKE) lab-build || echo " lab-build" >.cache/lab-build.failed ) 2>&1 | sed -u 's/^/[lab-build] /' & build=$$!; \
+	( $(STAGE) lab-build $(MAKE) lab-build || echo " lab-build" >.cache/lab-build.failed; touch .cache/lab-build.ended ) 2>&1 | \
+	  sed -u 's/^/[lab-build] /' & build=$$!; \
 	( echo $$BASHPID >.cache/seed-era-build.pid; if nice -n 19 $(STAGE) seed-era-build $(MAKE) $(BUILT) seed-era-build; then s=done; else s=failed; fi; \
 	  bash test/lab-queue.sh built $(LAB_QUEUE) seed-era $$s; [ $$s = done ] || echo " seed-era-build" >.cache/background-builds.failed; \
 	  if nice -n 19 $(STAGE) kwok-build $(MAKE) $(BUILT) kwok-build; then s=done; else s=failed; fi; \
@@ -348,18 +351,22 @@ test-tier:
 	( $(STAGE) venvs $(MAKE) $(BUILT) venvs || true; \
 	  $(STAGE) test-collection $(MAKE) $(BUILT) test-collection || echo " test-collection" >.cache/collection.failed ) 2>&1 | \
 	  sed -u 's/^/[venvs] /' & venvs=$$!; \
+	( while [ ! -f .cache/lab-build.ended ]; do sleep 2; done; \
+	  bash test/renice-tree.sh "$$(cat .cache/seed-era-build.pid)" 0; \
+	  $(if $(strip $(LAB_SLOT_A)),export $(LAB_SLOT_A);) $(MAKE) $(BUILT) test-lab-slot SLOT="slot a" || echo " slot-a-lab-tests" >.cache/slot-a.failed ) 2>&1 | \
+	  sed -u 's/^/[slot a] /' & slot_a=$$!; \
 	for stage in lint test-unit test-ansible test-ansible-suites; do \
 	  $(STAGE) $$stage $(MAKE) $(BUILT) $$stage || failed="$$failed $$stage"; \
 	done; \
-	wait $$build; bash test/renice-tree.sh "$$(cat .cache/seed-era-build.pid)" 0; wait $$venvs; \
+	wait $$build; wait $$venvs; \
 	[ ! -f .cache/lab-build.failed ] || failed="$$failed lab-build"; \
 	[ ! -f .cache/collection.failed ] || failed="$$failed test-collection"; \
 	( export $(LAB_SLOT_B); for stage in test-molecule test-ansible-versions-lab; do \
 	    $(STAGE) "slot b: $$stage" $(MAKE) $(BUILT) $$stage || echo " $$stage" >>.cache/slot-b.failed; \
 	  done; \
 	  $(MAKE) $(BUILT) test-lab-slot SLOT="slot b" || echo " slot-b-lab-tests" >>.cache/slot-b.failed ) 2>&1 | sed -u 's/^/[slot b] /' & slot_b=$$!; \
-	( $(if $(strip $(LAB_SLOT_A)),export $(LAB_SLOT_A);) $(MAKE) $(BUILT) test-lab-slot SLOT="slot a" ) || failed="$$failed slot-a-lab-tests"; \
-	wait $$slot_b; \
+	wait $$slot_a; wait $$slot_b; \
+	[ ! -f .cache/slot-a.failed ] || failed="$$failed $$(tr -d '\n' <.cache/slot-a.failed)"; \
 	wait $$seed_era; [ ! -f .cache/background-builds.failed ] || failed="$$failed $$(tr -d '\n' <.cache/background-builds.failed)"; \
 	[ ! -f .cache/slot-b.failed ] || failed="$$failed $$(tr -d '\n' <.cache/slot-b.failed)"; \
 	bash test/times.sh; \
