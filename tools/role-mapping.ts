@@ -25,6 +25,11 @@ export interface MappingRow {
   fallback?: unknown;
   /** A default that differs between Kubespray releases: the fork's own, read from its tree (tasks/fork_defaults.yml). */
   forkDefault?: boolean;
+  /**
+   * A fact of the fork's tree, not of a variable: the lookup's answer of that name (calico_encap_fork.NAME), the
+   * fallback applying where no tree was read.
+   */
+  forkFact?: string;
   /** The role default's text, for the role's own variables. */
   roleDefault?: unknown;
   /** The option is the negation of the variable (fail_on_mismatch = not ignore_assert_errors). */
@@ -38,12 +43,15 @@ interface Parsed {
   fallback?: unknown;
   /** `default(calico_encap_defaults.NAME)`: the fork's own default of NAME. */
   forkDefault?: string;
+  /** `calico_encap_fork.NAME | default(...)`: a fact the lookup read from the fork's tree. */
+  forkFact?: string;
   negated: boolean;
 }
 
 /** vars/main.yml's list of the variables whose defaults differ between Kubespray releases. */
 export const RELEASE_VARIABLES_VAR = "calico_encap_release_variables";
 const FORK_DEFAULT = /^calico_encap_defaults\.([a-z_]\w*)$/;
+const FORK_FACT = /^calico_encap_fork\.([a-z_]\w*) \| default\((.+)\)$/;
 
 const LITERALS = new Set(["true", "false", "null"]);
 
@@ -51,6 +59,14 @@ const LITERALS = new Set(["true", "false", "null"]);
 function parseExpression(expr: string): Parsed {
   const negated = /^not \((.+) \| bool\)$/.exec(expr);
   if (negated?.[1]) return { ...parseExpression(negated[1]), negated: true };
+  const fact = FORK_FACT.exec(expr);
+  if (fact?.[1] && fact[2])
+    return {
+      variables: [],
+      forkFact: fact[1],
+      fallback: parse(fact[2]) as unknown,
+      negated: false,
+    };
   const defaulted = /^([a-z_]\w*) \| default\((.+)\)$/.exec(expr);
   if (defaulted?.[1] && defaulted[2]) {
     const inner = parseExpression(defaulted[2]);
@@ -155,10 +171,14 @@ export function mappingTable(rows: MappingRow[]): string {
     `|---|---|${modules.map(() => "---|").join("")}`,
   ];
   for (const r of rows) {
-    const variable = r.variables.map(code).join(", else ");
+    const variable = r.forkFact
+      ? `the fork's tree (${code(r.forkFact)})`
+      : r.variables.map(code).join(", else ");
     const fallback = r.forkDefault
       ? "the fork's own"
-      : code(r.fallback !== undefined ? r.fallback : r.roleDefault);
+      : r.forkFact
+        ? `${code(r.fallback)} (no tree)`
+        : code(r.fallback !== undefined ? r.fallback : r.roleDefault);
     const cells = modules.map((m) =>
       r.modules.includes(m) ? `${code(r.option)}${r.negated ? " (negated)" : ""}` : "",
     );

@@ -20,6 +20,9 @@ description:
     C(tasks/install.yml) creates the pool (C(calico_pool_blocksize | default(kube_network_node_prefix)) up to
     v2.19); the backend, as its C(calico-config) template writes it when C(calico_network_backend) is undefined
     (C(bird) in v2.18).
+  - It also tells whether the fork's Calico role keeps an existing pool's blockSize (its C(tasks/install.yml) merges
+    C((_calico_pool_cmd.stdout | from_json).spec.blockSize) over the inventory's, and the same for the IPv6 pool;
+    Kubespray v2.22, and v2.24 on) or applies the inventory's (v2.18 to v2.21, v2.23), which Calico refuses.
   - The role calico_encap uses it for the Calico variables an inventory leaves undefined.
 options:
   _terms:
@@ -44,7 +47,8 @@ _raw:
   description:
     - One dictionary. C(tree) the fork's tree (null when none was found), C(searched) the folders looked in,
       C(release) the tree's version (galaxy.yml) or null, C(file) the defaults file read, C(defaults) each variable
-      the tree answers with its rendered value, C(missing) each variable it does not answer with the reason.
+      the tree answers with its rendered value, C(missing) each variable it does not answer with the reason,
+      C(pool_blocksize_kept) whether the fork's Calico role keeps the live pools' blockSize (false without a tree).
   type: list
   elements: dict
 """
@@ -81,6 +85,11 @@ BLOCKSIZE = {
         r'"blockSize":\s*\{\{\s*calico_pool_blocksize_ipv6\s*\|\s*default\((.+?)\)\s*\}\}'
     ),
 }
+# install.yml from v2.22 (not v2.23): the existing pool's blockSize merged over the inventory's, for each family.
+BLOCKSIZE_KEPT = (
+    re.compile(r"\(\s*_calico_pool_cmd\.stdout\s*\|\s*from_json\s*\)\.spec\.blockSize"),
+    re.compile(r"\(\s*_calico_pool_ipv6_cmd\.stdout\s*\|\s*from_json\s*\)\.spec\.blockSize"),
+)
 # calico-config.yml.j2 before v2.19: {% else %} cluster_type: "kubespray,bgp" calico_backend: "bird" {% endif %}
 BACKEND = re.compile(r'\{%\s*else\s*%\}\s*cluster_type:\s*"kubespray,bgp"\s*calico_backend:\s*"(\w+)"')
 
@@ -143,6 +152,13 @@ def release_of(tree, loader):
     return None
 
 
+def blocksize_kept(tree):
+    """Whether the fork's install.yml keeps both pools' live blockSize rather than apply the inventory's."""
+    install = os.path.join(tree, INSTALL)
+    text = _read(install) if os.path.isfile(install) else ""
+    return all(pattern.search(text) for pattern in BLOCKSIZE_KEPT)
+
+
 def expressions(tree, path, raw):
     """Each variable's expression as the fork's files write it, before rendering, and the file it comes from."""
     found = {k: (v, path) for k, v in raw.items()}
@@ -172,6 +188,7 @@ class LookupModule(LookupBase):
             "file": path,
             "defaults": {},
             "missing": {},
+            "pool_blocksize_kept": False,
         }
         if tree is None:
             for term in terms:
@@ -181,6 +198,7 @@ class LookupModule(LookupBase):
             raw = self._loader.load(_read(path)) or {}
             base = kubespray_defaults(tree, self._loader)
             answer["release"] = release_of(tree, self._loader)
+            answer["pool_blocksize_kept"] = blocksize_kept(tree)
         except Exception as e:  # a tree that cannot be read is an error the user must see
             raise AnsibleError("cannot read the Kubespray tree's Calico defaults at %s: %s" % (path, to_native(e)))
         found = expressions(tree, path, raw)

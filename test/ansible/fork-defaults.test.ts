@@ -49,6 +49,7 @@ interface Answer {
   missing: Record<string, string>;
   release: string | null;
   tree: string | null;
+  pool_blocksize_kept: boolean;
 }
 
 const dump = (out: string, what: string): Record<string, unknown> => ({
@@ -170,6 +171,17 @@ describe("the fork's own Calico defaults, read from its tree (lookup kubespray_c
     expect(d("v2.20.0")).to.include({ calico_pool_blocksize: "26", calico_pool_blocksize_ipv6: "122" });
     expect(d("v2.27.1")).to.include({ calico_vxlan_mode_ipv6: "Never" });
     expect(d("v2.28.1")).to.include({ calico_vxlan_mode_ipv6: "Always" });
+  });
+
+  // Read in each tree's roles/network_plugin/calico/tasks/install.yml: "Get current calico network pool blocksize"
+  // merges the live pool's blockSize over the inventory's from v2.22.2; v2.23.3's install.yml applies the inventory's
+  // (as v2.18-v2.21 do), v2.24.3 on keep it again.
+  const KEPT = ["v2.22.2", "v2.24.3", "v2.25.1", "v2.26.1", "v2.27.1", "v2.28.1", "v2.29.1", "v2.30.0", "v2.31.0"];
+  it(`tells whether the fork's Calico role keeps the live pool's blockSize: ${KEPT.join(", ")} do, the others apply the inventory's`, () => {
+    expect(TREES.filter((t) => got[t]?.role.pool_blocksize_kept === true)).to.deep.equal(KEPT);
+    expect(TREES.filter((t) => got[t]?.role.pool_blocksize_kept === false)).to.deep.equal(
+      TREES.filter((t) => !KEPT.includes(t)),
+    );
   });
 
   it("answers a fork that changed a default with its own value, and a tree whose galaxy.yml says 2.32.0", async () => {

@@ -28,7 +28,6 @@ import type { Lab } from "../support/lab.js";
 import { derivesFromPools } from "../../src/calico/shared/rules.js";
 import { felixMissingDevice } from "../support/felix-log.js";
 import {
-  calicoBackend,
   calicoctl,
   everyResourceVersion,
   hasVxlanDevice,
@@ -44,52 +43,20 @@ import {
 import type { PairReport } from "../lab/prober/control.js";
 import { birdProcesses, routesByProtocol } from "../support/node-agents.js";
 import { readmeOutput, unwrapped } from "../support/readme.js";
-import {
-  KUBESPRAY_ANSIBLE,
-  parseSettings,
-  runForkPlaybook,
-  runKubespray,
-  type KubesprayCalicoSettings,
-  type KubesprayRelease,
-} from "../support/kubespray.js";
+import { runForkPlaybook, runKubespray, type KubesprayRelease } from "../support/kubespray.js";
 import { failedResult } from "../support/playbook.js";
 import { TIER } from "../support/tier.js";
+import {
+  INVENTORIES,
+  KUBESPRAY_REFUSES,
+  liveSettings,
+  matrix,
+  matrixSummary,
+  parityMatrix,
+  POOL_PINNED,
+  VXLAN_EVERYTHING,
+} from "../support/parity-matrix.js";
 
-/** The pool pinned to IP-in-IP, the backend left to the release's default: the seed's break. */
-const POOL_PINNED = { calico_ipip_mode: "Always", calico_vxlan_mode: "Never" };
-/** The #8691 reporter's workaround inventory: datastore, the probes' timeouts, IPIP, BIRD; no block size. */
-const WORKAROUND_8691 = {
-  calico_datastore: "kdd",
-  calico_node_livenessprobe_timeout: 10,
-  calico_node_readinessprobe_timeout: 10,
-  calico_ipip_mode: "Always",
-  calico_vxlan_mode: "Never",
-  calico_network_backend: "bird",
-};
-/** Everything pinned to the v2.18 cluster's pool and backend. */
-const IPIP_EVERYTHING = {
-  calico_pool_name: "default-pool",
-  calico_pool_cidr: "10.233.64.0/18",
-  calico_pool_blocksize: 24,
-  calico_ipip_mode: "Always",
-  calico_vxlan_mode: "Never",
-  calico_network_backend: "bird",
-  nat_outgoing: true,
-};
-/** Everything pinned to VXLAN with the v2.18 cluster's pool. */
-const VXLAN_EVERYTHING = {
-  ...IPIP_EVERYTHING,
-  calico_ipip_mode: "Never",
-  calico_vxlan_mode: "Always",
-  calico_network_backend: "vxlan",
-};
-const INVENTORIES: [string, Record<string, unknown>][] = [
-  ["the release's defaults", {}],
-  ["#8691's workaround", WORKAROUND_8691],
-  ["the pool pinned, the backend left", POOL_PINNED],
-  ["everything pinned to IPIP/bird", IPIP_EVERYTHING],
-  ["everything pinned to VXLAN/vxlan", VXLAN_EVERYTHING],
-];
 /**
  * The quick tier: the seed's v2.19.1 (whose check and role the seed is about) with every inventory on both states,
  * and v2.18.2 (ansible-base 2.10.15) with its defaults on the cluster it installed; the full tier adds v2.18.2's other
@@ -101,26 +68,8 @@ const MATRIX_RELEASES: KubesprayRelease[] =
 const inQuickMatrix = (release: KubesprayRelease, inventory: string): boolean =>
   release !== "v2.18.2" || inventory === INVENTORIES[0]![0];
 
-const KUBESPRAY_REFUSES = "Your inventory doesn't match the current cluster configuration";
 const BACKEND_LINE =
   "- ConfigMap kube-system/calico-config data.calico_backend: cluster has bird, inventory (calico_network_backend) says vxlan. ";
-
-/** The live pool and backend, as the settings play names them. */
-async function liveSettings(lab: Lab): Promise<KubesprayCalicoSettings> {
-  const pool = JSON.parse(await calicoctl(lab, "get", "ippool", "default-pool", "-o", "json")) as {
-    metadata: { name: string };
-    spec: { cidr: string; blockSize: number; ipipMode?: string; vxlanMode?: string };
-  };
-  const backend = await calicoBackend(lab);
-  return {
-    pool_name: pool.metadata.name,
-    cidr: pool.spec.cidr,
-    blockSize: pool.spec.blockSize,
-    ipipMode: pool.spec.ipipMode ?? "Never",
-    vxlanMode: pool.spec.vxlanMode ?? "Never",
-    backend,
-  };
-}
 
 /** How long node-1's pairs are measured once it lost its routes: the bound "stays lost" is asserted over. */
 const RESTART_BOUND_MS = 20000;
@@ -190,64 +139,17 @@ async function migrate(
   expect(r.output).to.match(/"msg": "Migrated in \d+ step\(s\): /);
 }
 
-interface MatrixRow {
-  state: string;
-  release: KubesprayRelease;
-  inventory: string;
-  /** The release's role would write what the cluster has (the settings play against the live objects). */
-  matches: boolean;
-  preflight: "passes" | "blocks";
-  kubespray: "passes" | "refuses";
-}
-const matrix: MatrixRow[] = [];
-
-/** One lab state: every release and inventory, Kubespray's check and the preflight, against the settings play. */
-function parityMatrix(
-  state: string,
-  lab: () => Lab,
+/** The rows of MATRIX_RELEASES and the inventories (all unless named) this tier runs. */
+function matrixRows(
   releases: KubesprayRelease[],
   inventories?: string[],
-): void {
-  for (const release of releases)
-    for (const [inventory, vars] of INVENTORIES.filter(
-      ([i]) => (inventories ?? [i]).includes(i) && (TIER === "full" || inQuickMatrix(release, i)),
-    ))
-      it(`${state}, Kubespray ${release} (ansible ${KUBESPRAY_ANSIBLE[release]}), ${inventory}: the preflight passes exactly where the role would write what the cluster has`, async () => {
-        const before = await everyResourceVersion(lab());
-        const live = await liveSettings(lab());
-        const pre = await runKubespray(lab(), { release, vars, plays: ["settings", "preflight"] });
-        const settings = parseSettings(pre.output);
-        const matches = (Object.keys(live) as (keyof KubesprayCalicoSettings)[]).every(
-          (k) => String(settings[k]) === String(live[k]),
-        );
-        expect(pre.exitCode, pre.output).to.be.oneOf([0, 2]);
-        expect(pre.output, "the preflight ran (the release known)").to.match(
-          /TASK \[calico_encap\.kubespray\.calico_encap : Compare the inventory's Calico settings with the live cluster\]/,
-        );
-        const check = await runKubespray(lab(), { release, vars, plays: ["check"] });
-        expect(check.exitCode, check.output).to.be.oneOf([0, 2]);
-        const row: MatrixRow = {
-          state,
-          release,
-          inventory,
-          matches,
-          preflight: pre.exitCode === 0 ? "passes" : "blocks",
-          kubespray: check.exitCode === 0 ? "passes" : "refuses",
-        };
-        matrix.push(row);
-        console.log(
-          `      role would write ${JSON.stringify(settings)}; cluster ${matches ? "matches" : "differs"}; ` +
-            `preflight ${row.preflight}; Kubespray's check ${row.kubespray}`,
-        );
-        if (check.exitCode !== 0)
-          expect(check.output, "Kubespray's check refused on its pool assertion").to.include(
-            KUBESPRAY_REFUSES,
-          );
-        expect(await everyResourceVersion(lab()), "nothing written").to.deep.equal(before);
-        expect(row.preflight, matches ? "a false block" : "a miss").to.equal(
-          matches ? "passes" : "blocks",
-        );
-      });
+): { release: KubesprayRelease; inventory: string }[] {
+  return releases.flatMap((release) =>
+    INVENTORIES.map(([inventory]) => ({ release, inventory })).filter(
+      ({ inventory: i }) =>
+        (inventories ?? [i]).includes(i) && (TIER === "full" || inQuickMatrix(release, i)),
+    ),
+  );
 }
 
 describe("The seed's users: a Kubespray v2.18.2 cluster, v2.19.1's own check and role, each release on its own Ansible", function () {
@@ -263,17 +165,11 @@ describe("The seed's users: a Kubespray v2.18.2 cluster, v2.19.1's own check and
     await startProber(lab);
   });
   after(async () => {
-    const count = (f: (r: MatrixRow) => boolean): number => matrix.filter(f).length;
-    if (matrix.length > 0)
-      console.log(
-        `      parity matrix: ${matrix.length} cases; false blocks ${count((r) => r.matches && r.preflight === "blocks")}, ` +
-          `misses ${count((r) => !r.matches && r.preflight === "passes")}; Kubespray's own check passed ` +
-          `${count((r) => !r.matches && r.kubespray === "passes")} case(s) where its role would change the cluster`,
-      );
+    if (matrix.length > 0) console.log(`      ${matrixSummary()}`);
     await labDown();
   });
   describe("the parity matrix on the cluster v2.18.2 installed (IPIP Always, bird, blockSize 24)", () => {
-    parityMatrix("IPIP/bird/24", () => lab, MATRIX_RELEASES);
+    parityMatrix("IPIP/bird/24", () => lab, matrixRows(MATRIX_RELEASES));
     it("Kubespray's own check can refuse, and passes the seed's inventory that its role breaks with", () => {
       const here = matrix.filter((r) => r.state === "IPIP/bird/24" && r.release === "v2.19.1");
       expect(
@@ -392,8 +288,12 @@ describe("The seed's users: a Kubespray v2.18.2 cluster, v2.19.1's own check and
     parityMatrix(
       "VXLAN/vxlan/24",
       () => lab,
-      TIER === "full" ? MATRIX_RELEASES : ["v2.19.1"],
-      TIER === "full" ? undefined : ["the release's defaults", "the pool pinned, the backend left"],
+      matrixRows(
+        TIER === "full" ? MATRIX_RELEASES : ["v2.19.1"],
+        TIER === "full"
+          ? undefined
+          : ["the release's defaults", "the pool pinned, the backend left"],
+      ),
     );
     it("calico_encap migrates it back to IPIP/bird from v2.19.1's fork (ansible-core 2.12.5) with the lines the preflight gave", async () => {
       expect(Object.keys(pinVars), "pin_vars from the preflight above").not.to.deep.equal([]);

@@ -44,18 +44,44 @@ export const KUBESPRAY_TREES = resolve(
   process.env.KUBESPRAY_TREES || join(REPO, "..", "shared", "kubespray"),
 );
 
-export type KubesprayRelease = "v2.18.2" | "v2.19.1" | "v2.28.1" | "v2.30.0" | "v2.31.0";
+/** One release per line, as ../shared/kubespray holds them (one tree per tag). */
+export const KUBESPRAY_RELEASES = [
+  "v2.18.2",
+  "v2.19.1",
+  "v2.20.0",
+  "v2.21.0",
+  "v2.22.2",
+  "v2.23.3",
+  "v2.24.3",
+  "v2.25.1",
+  "v2.26.1",
+  "v2.27.1",
+  "v2.28.1",
+  "v2.29.1",
+  "v2.30.0",
+  "v2.31.0",
+] as const;
+export type KubesprayRelease = (typeof KUBESPRAY_RELEASES)[number];
 
 /**
- * The Ansible each release runs on here, as venv.sh builds it: the one it pins from v2.28.1 on (requirements files
- * beside venv.sh, Kubespray's own pins); v2.18.2 and v2.19.1 on their own requirements.txt, `pip install -r` from
- * the tree as their users run it (ansible 3.4.0 / ansible-base 2.10.15 and ansible 5.7.1 / ansible-core 2.12.5), on
- * pyenv's Python 3.10, since those predate Python 3.11.
+ * The Ansible each release runs on here, as venv.sh builds it: `pip install -r` the release's own requirements.txt
+ * from its tree, as its users run it (kubespray-vX.Y.Z; v2.18 to v2.22 pin ansible-base 2.10.15 or ansible-core
+ * 2.12.5, which predate Python 3.11, on pyenv's Python 3.10); from v2.28.1 on the one it pins, from the requirements
+ * files beside venv.sh (Kubespray's own pins, shared with test/ansible-versions: ansible 9.13.0, 10.7.0, 11.13.0).
  */
 export const KUBESPRAY_ANSIBLE: Record<KubesprayRelease, string> = {
   "v2.18.2": "kubespray-v2.18.2",
   "v2.19.1": "kubespray-v2.19.1",
+  "v2.20.0": "kubespray-v2.20.0",
+  "v2.21.0": "kubespray-v2.21.0",
+  "v2.22.2": "kubespray-v2.22.2",
+  "v2.23.3": "kubespray-v2.23.3",
+  "v2.24.3": "kubespray-v2.24.3",
+  "v2.25.1": "kubespray-v2.25.1",
+  "v2.26.1": "kubespray-v2.26.1",
+  "v2.27.1": "kubespray-v2.27.1",
   "v2.28.1": "9.13.0",
+  "v2.29.1": "10.7.0",
   "v2.30.0": "10.7.0",
   "v2.31.0": "11.13.0",
 };

@@ -163,9 +163,17 @@ function poolFindings(live: Live, want: DesiredPool, desired: Desired): Finding[
         live: have.blockSize,
         inventory: want.blockSize,
         variable: kubesprayVariable(opts.blockSize),
-        severity: "blocking",
-        why: `Calico refuses to change it ("${IMMUTABLE_POOL_FIELDS.blockSize}").`,
-        remedy: `Set ${kubesprayVariable(opts.blockSize)}: ${have.blockSize}. Changing it takes a new pool and draining the old one.`,
+        ...(want.blockSizeKept
+          ? {
+              severity: "warning" as const,
+              why: `The fork's Calico role keeps the live pool's blockSize (its install.yml merges it over the inventory's), so nothing changes; Calico would refuse to ("${IMMUTABLE_POOL_FIELDS.blockSize}").`,
+              remedy: `Set ${kubesprayVariable(opts.blockSize)}: ${have.blockSize} so that the inventory says what the cluster has.`,
+            }
+          : {
+              severity: "blocking" as const,
+              why: `Calico refuses to change it ("${IMMUTABLE_POOL_FIELDS.blockSize}"), so Kubespray's pool update fails half-way through the play.`,
+              remedy: `Set ${kubesprayVariable(opts.blockSize)}: ${have.blockSize}. Changing it takes a new pool and draining the old one.`,
+            }),
       }),
     );
   for (const field of ["ipipMode", "vxlanMode"] as const) {

@@ -26,6 +26,8 @@ export interface InventoryOptions {
   pool_cidr_ipv6: string;
   pool_blocksize_ipv6: number;
   nat_outgoing_ipv6: boolean;
+  /** The fork's Calico role keeps an existing pool's blockSize (install.yml merges the live one over the inventory's). */
+  pool_blocksize_kept: boolean;
   datastore: "kdd" | "etcd";
 }
 
@@ -54,6 +56,7 @@ export function desiredFromInventory(o: InventoryOptions): Desired {
       cidr: o.pool_cidr,
       ipVersion: 4,
       blockSize: o.pool_blocksize,
+      blockSizeKept: o.pool_blocksize_kept,
       ipipMode: o.ipip_mode,
       vxlanMode: o.vxlan_mode,
       natOutgoing: o.nat_outgoing,
@@ -64,6 +67,7 @@ export function desiredFromInventory(o: InventoryOptions): Desired {
       cidr: o.pool_cidr_ipv6,
       ipVersion: 6,
       blockSize: o.pool_blocksize_ipv6,
+      blockSizeKept: o.pool_blocksize_kept,
       ipipMode: o.ipip_mode_ipv6,
       vxlanMode: o.vxlan_mode_ipv6,
       natOutgoing: o.nat_outgoing_ipv6,

@@ -103,6 +103,8 @@ export interface DesiredPool {
   cidr: string;
   ipVersion: IpVersion;
   blockSize: number;
+  /** Kubespray's role keeps an existing pool's blockSize rather than write this one (v2.22, v2.24 on). */
+  blockSizeKept: boolean;
   ipipMode: EncapMode;
   vxlanMode: EncapMode;
   natOutgoing: boolean;

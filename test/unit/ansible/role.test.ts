@@ -106,7 +106,9 @@ describe("the calico_encap role against the schemas", () => {
 
   it("builds the role's own defaults from Kubespray variables as the schemas' x-kubespray-fallback says", () => {
     let templated = 0;
-    for (const r of rows.filter((x) => property(x.option)["x-kubespray-variable"] === undefined)) {
+    for (const r of rows.filter(
+      (x) => property(x.option)["x-kubespray-variable"] === undefined && x.forkFact === undefined,
+    )) {
       const p = property(r.option);
       expect(r.variables, r.option).to.have.length(1);
       const t = typeof r.roleDefault === "string" ? roleTemplate(r.roleDefault) : null;
@@ -119,6 +121,17 @@ describe("the calico_encap role against the schemas", () => {
       templated++;
     }
     expect(templated).to.equal(3);
+  });
+
+  it("takes the fork tree's facts from the lookup's answer, with the schema's default where no tree was read", () => {
+    const facts = rows.filter((r) => r.forkFact !== undefined);
+    expect(facts.map((r) => [r.option, r.forkFact])).to.deep.equal([
+      ["pool_blocksize_kept", "pool_blocksize_kept"],
+    ]);
+    for (const r of facts) {
+      expect(r.variables, r.option).to.deep.equal([]);
+      expect(r.fallback, r.option).to.deep.equal(property(r.option).default);
+    }
   });
 
   it("gives the role's own variables the schema's defaults where they are not templates", () => {
@@ -188,7 +201,8 @@ describe("the calico_encap role against the schemas", () => {
           if (p.enum) expect(spec.choices, variable).to.deep.equal(p.enum);
           expect(spec.description?.join(" "), variable).to.match(/\w/);
         }
-        // The variable the fallback belongs to declares it as its default.
+        // The variable the fallback belongs to declares it as its default (a fact of the fork's tree has none).
+        if (r.forkFact !== undefined) continue;
         const last = r.variables[r.variables.length - 1] as string;
         const d = r.fallback !== undefined ? r.fallback : r.roleDefault;
         if (!(typeof d === "string" && d.includes("{{")))

@@ -33,6 +33,37 @@ describe("calico_pool_check fields beyond the modes", () => {
     expect(f?.remedy).to.include("calico_pool_blocksize: 24");
   });
 
+  it("warns, without failing, about a blockSize the fork's Calico role keeps (Kubespray v2.22, v2.24 on)", () => {
+    const r = checkPools(
+      inventory({ ...PINNED_218, pool_blocksize: 26, pool_blocksize_kept: true }),
+      live218(),
+    );
+    const f = find(r, "pool.blockSize");
+    expect(f).to.deep.include({ live: 24, inventory: 26, severity: "warning" });
+    expect(f?.why).to.include("keeps the live pool's blockSize");
+    expect(f?.remedy).to.include("calico_pool_blocksize: 24");
+    expect(r.failed).to.equal(false);
+    // The IPv6 pool's the same way.
+    const v6 = live218({ pools: [pool(), V6_POOL_UNENCAPSULATED] });
+    const six = (kept: boolean) =>
+      checkPools(
+        inventory({
+          ...PINNED_218,
+          ipv6_stack: true,
+          vxlan_mode_ipv6: "Never",
+          pool_blocksize_ipv6: 120,
+          pool_blocksize_kept: kept,
+        }),
+        v6,
+      ).findings.filter((x) => x.id === "pool.blockSize");
+    expect(six(true).map((x) => [x.object, x.severity])).to.deep.equal([
+      ["IPPool/default-pool-ipv6", "warning"],
+    ]);
+    expect(six(false).map((x) => [x.object, x.severity])).to.deep.equal([
+      ["IPPool/default-pool-ipv6", "blocking"],
+    ]);
+  });
+
   it("blocks a cidr change but not a different spelling of the same network", () => {
     const changed = checkPools(inventory({ ...PINNED_218, pool_cidr: "10.234.0.0/18" }), live218());
     expect(find(changed, "pool.cidr")?.severity).to.equal("blocking");
