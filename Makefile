@@ -242,7 +242,7 @@ SEED_ERA_ENTRIES := "kubespray-seed on Calico $(SEED_ERA_CALICO)|$(SEED_ERA)|$(I
 	"bird-path-fallback on Calico $(SEED_ERA_CALICO)|$(SEED_ERA)|$(I)/bird-path-fallback.test.js|seed-era"
 LAB_QUEUE_ENTRIES := $(TOUR_ENTRIES) "tunnel-pool-tour||$(I)/tunnel-pool-tour.test.js" $(SEED_ERA_ENTRIES) \
 	$(foreach f,interrupt dualstack,"$(f)||$(I)/$(f).test.js") $(OTHER_CALICO_ENTRIES) \
-	$(foreach f,kubespray-role migrate role human check waits least-privilege lab-can-fail bridge-ssh ssh lab-dataplane standin,"$(f)||$(I)/$(f).test.js") \
+	$(foreach f,kubespray-role kubespray-lines migrate role human check waits least-privilege lab-can-fail bridge-ssh ssh lab-dataplane standin,"$(f)||$(I)/$(f).test.js") \
 	$(SCALE_ENTRIES)
 LAB_QUEUE := $(CURDIR)/.cache/lab-queue
 export MOCHA
