@@ -128,13 +128,14 @@ MOLECULE_VERSIONS_SCENARIO := upgrade_blocked
 # runs their plays over SSH in both tiers; the full tier also runs test/ansible on them.
 SEED_VENVS := kubespray-v2.18.2 kubespray-v2.19.1
 # On them the full tier runs all of test/ansible; the quick tier the files whose Ansible differs between cores: the
-# fork's defaults (a lookup and Jinja) and the fallback's cleanup (block, rescue, run_once: 2.10 and 2.12 end a play
-# where 2.19 does not).
+# fork's defaults (a lookup and Jinja), the fallback's cleanup (block, rescue, run_once: 2.10 and 2.12 end a play
+# where 2.19 does not), and its rules and coverage (Jinja over ip's JSON and hostvars).
 SEED_ANSIBLE_VERSIONS := $(SEED_VENVS)
 ifeq ($(TEST_TIER),full)
 SEED_ANSIBLE_FILES := 'dist/test/ansible/**/*.test.js'
 else
-SEED_ANSIBLE_FILES := dist/test/ansible/fork-defaults.test.js dist/test/ansible/fallback-cleanup.test.js
+SEED_ANSIBLE_FILES := dist/test/ansible/fork-defaults.test.js dist/test/ansible/fallback-cleanup.test.js \
+	dist/test/ansible/fallback-rules.test.js dist/test/ansible/fallback-coverage.test.js
 endif
 # The Kubespray Ansible venvs the tier needs, built once and cached (venv.sh). make test builds them beside the lab's
 # Go builds (pip waits on the network, go build on the cores), so slot B does not wait for them; a venv that fails

@@ -67,6 +67,10 @@ export interface CalicoEncapMigrateResult {
     }[];
   };
   /**
+   * With stop_before: the CIDRs of the pools whose blocks fallback_routes routes (the target's IPv4 pools). The fallback's two rules on each host are scoped to them (to CIDR), so that the host's own rules keep every other destination. Empty when no pool switch was left.
+   */
+  fallback_cidrs?: string[];
+  /**
    * True when a step did not settle within wait_timeout (its nodes, or reads of the cluster that kept failing) and the cluster was put back as it was before the first write, and that was verified.
    */
   rolled_back?: boolean;

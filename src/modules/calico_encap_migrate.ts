@@ -9,7 +9,7 @@ import {
   stopBeforeRefusal,
   WITHOUT_STOP_BEFORE,
 } from "../calico/plan/fallback-routes.js";
-import type { FallbackRoute } from "../calico/plan/fallback-routes.js";
+import { routesKnownAtStart, type FallbackRoute } from "../calico/plan/fallback-routes.js";
 import { plan, unsettled } from "../calico/plan/plan.js";
 import { skippedNodeWarnings } from "../calico/plan/scheduling.js";
 import { LockRefused } from "../cluster/lock.js";
@@ -84,17 +84,20 @@ export async function runMigrate(
   /** fallback_routes from an observation and the block affinities then, or why not. */
   const fallback = async (
     obs: typeof start,
-  ): Promise<{ fallback_routes: Record<string, FallbackRoute[]> } | { reason: string }> => {
+  ): Promise<
+    | { fallback_routes: Record<string, FallbackRoute[]>; fallback_cidrs: string[] }
+    | { reason: string }
+  > => {
     try {
       const r = fallbackRoutes(obs, await io.blockAffinities(), target);
-      return r.ok ? { fallback_routes: r.routes } : { reason: r.reason };
+      return r.ok ? { fallback_routes: r.routes, fallback_cidrs: r.cidrs } : { reason: r.reason };
     } catch (e) {
       return { reason: `reading the IPAM block affinities failed: ${brief(e, 1000)}` };
     }
   };
   const stopped = (title: string) => ({ stopped_before: title });
   /** With stop_before and no pool switch left: the run goes to the end and there is no fallback to install. */
-  const nothingToStopBefore = stop ? { fallback_routes: {} } : {};
+  const nothingToStopBefore = stop ? { fallback_routes: {}, fallback_cidrs: [] } : {};
   const diff = ctx.diff && writes.length ? { diff: migrationDiff(start, writes) } : {};
   const mtu = mtuWarning(from, summarizeTarget(target));
   const inPlace = inPlaceWindowWarning(start.live.pools, target, start.nodes);
@@ -122,7 +125,7 @@ export async function runMigrate(
     return {
       failed: true,
       changed: false,
-      msg: `Refused before any write: the kubeconfig's identity (${p.kubeconfig}) may not ${access.denied.map(describePermission).join(", ")}, which this run needs (kubectl auth can-i said no). Grant them, e.g. with the collection's roles/calico_encap/files/rbac-migrate.yaml${access.denied.some((d) => describePermission(d) === describePermission(BLOCK_AFFINITIES_READ)) ? ` (which does not grant stop_before's ${describePermission(BLOCK_AFFINITIES_READ)}: add that rule to its ClusterRole)` : ""}, or run with a kubeconfig that has them.`,
+      msg: `Refused before any write: the kubeconfig's identity (${p.kubeconfig}) may not ${access.denied.map(describePermission).join(", ")}, which this run needs (kubectl auth can-i said no). Grant them, e.g. with the collection's roles/calico_encap/files/rbac-migrate.yaml, or run with a kubeconfig that has them.`,
       plan: planOut,
       steps: [],
       migrated_from: from,
@@ -134,9 +137,26 @@ export async function runMigrate(
     accessWarnings.push(
       `This kubeconfig's identity may not ${access.denied.map(describePermission).join(", ")}: the run would refuse before any write.`,
     );
+  // Out of VXLAN the fallback's routes are known now: a Node they cannot be made for is refused before any write
+  // (issue 52 item 6), not at the stop after the backend's switch and calico-node's roll.
+  const early =
+    until.stoppedBefore && routesKnownAtStart(start.live, target) ? await fallback(start) : null;
+  if (early && "reason" in early)
+    return {
+      failed: true,
+      changed: false,
+      msg: `Refused before any write: the fallback routes could not be made: ${early.reason}`,
+      plan: planOut,
+      steps: [],
+      migrated_from: from,
+      migrated_to: from,
+      ...routes,
+      ...warn(false, accessWarnings),
+    };
   if (ctx.checkMode && until.stoppedBefore) {
-    // The fallback's routes are known once every node has its VTEP; before the tunnel pool's step they are not.
-    const ready = until.steps.some((s) => s.write) ? null : await fallback(start);
+    // The fallback's routes are known once every node has its VTEP; into VXLAN, before the tunnel pool's step they
+    // are not.
+    const ready = early ?? (until.steps.some((s) => s.write) ? null : await fallback(start));
     const routesNow = ready && "fallback_routes" in ready ? ready : null;
     return {
       changed: writes.length > 0,

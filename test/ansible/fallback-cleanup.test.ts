@@ -75,7 +75,8 @@ describe("migrate.yml with the BIRD-path fallback, one host failing its removal"
   it("names the host where the fallback may be left, and how to remove it by hand", () => {
     expect(output).to.include(
       "The fallback may be left on h2 (its removal failed there, or the host could not be reached). On each, as " +
-        "root: ip -4 rule del priority 1041; ip -4 rule del priority 1040; ip -4 route flush table 1041 proto 141;",
+        "root, once per rule ip -4 rule show lists there: ip -4 rule del priority 1041; then the same for ip -4 rule " +
+        "del priority 1040; ip -4 route flush table 1041 proto 141;",
     );
   });
 });

@@ -79,6 +79,8 @@ interface Route {
 interface Rule {
   priority: number;
   table: string;
+  dst?: string;
+  dstlen?: number;
   suppress_prefixlen?: number;
 }
 interface Named {
@@ -162,6 +164,7 @@ function inventoryOf(lab: Lab): string {
 async function install(
   inventory: string,
   routes: Record<string, Named[]>,
+  cidrs: string[],
 ): Promise<{ exitCode: number; output: string }> {
   const dir = mkdtempSync(join(tmpdir(), "calico-encap-fallback-play-"));
   const play = join(dir, "install.yml");
@@ -177,7 +180,7 @@ async function install(
           {
             name: "Install the fallback",
             "ansible.builtin.import_role": { name: "calico_encap", tasks_from: "fallback_install" },
-            vars: { calico_encap_fallback_routes: routes },
+            vars: { calico_encap_fallback_routes: routes, calico_encap_fallback_cidrs: cidrs },
           },
         ],
       },
@@ -263,7 +266,7 @@ const MIGRATION_BEGINS =
 
 /** In migrate.yml's output: the fallback is installed on every host and the migration to the end begins. */
 const FALLBACK_INSTALLED =
-  /Add the rule that consults the fallback table[\s\S]*TASK \[calico_encap : Validating arguments against arg spec 'migrate'/;
+  /Add the rules, to each pool's CIDR, that consult main[\s\S]*TASK \[calico_encap : Validating arguments against arg spec 'migrate'/;
 
 /** The nodes that have any of the fallback (a rule at 1040 or 1041, a route in 1041 or of protocol 141). */
 async function nodesWithFallback(): Promise<string[]> {
@@ -387,13 +390,24 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
       ).to.deep.equal(expected.sort((a, b) => a.dst.localeCompare(b.dst)));
     }
 
-    const installed = await install(inventory, routes);
+    // The fallback's rules are scoped to the switching pool (issue 52 item 2): every other destination keeps the
+    // host's own rules.
+    expect(r.fallback_cidrs, "fallback_cidrs").to.deep.equal(["10.233.64.0/18"]);
+    const cidrs = r.fallback_cidrs as string[];
+    const installed = await install(inventory, routes, cidrs);
     expect(installed.exitCode, installed.output).to.equal(0);
     for (const n of NODES) {
       const on = await fallbackOn(n);
       expect(on.rules, n).to.deep.equal([
-        { priority: 1040, src: "all", table: "main", suppress_prefixlen: 0 },
-        { priority: 1041, src: "all", table: TABLE },
+        {
+          priority: 1040,
+          src: "all",
+          dst: "10.233.64.0",
+          dstlen: 18,
+          table: "main",
+          suppress_prefixlen: 0,
+        },
+        { priority: 1041, src: "all", dst: "10.233.64.0", dstlen: 18, table: TABLE },
       ]);
       expect(
         on.routes.map((x) => [x.dst, x.gateway, x.dev, x.protocol, x.table, x.flags]).sort(),
@@ -402,7 +416,7 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
         (routes[n] ?? []).map((x) => [x.dst, x.via, x.dev, PROTOCOL, TABLE, ["onlink"]]).sort(),
       );
     }
-    const again = await install(inventory, routes);
+    const again = await install(inventory, routes, cidrs);
     expect(again.exitCode, again.output).to.equal(0);
     expect(changedBy(again, "calico_encap : "), "a second install changes nothing").to.deep.equal(
       [],
@@ -411,7 +425,7 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
     // The play stops here, as if killed: migrate.yml with the fallback removes the leftovers first, stops before
     // the switch again (nothing to write), installs, finishes and removes.
     const run = await birdPathRun(INTO_VXLAN, true);
-    expect(changedBy(run, "Delete the rule that consults the fallback table")).to.deep.equal(NODES);
+    expect(changedBy(run, "Delete the fallback's rules")).to.deep.equal(NODES);
     expect(changedBy(run, "Add the fallback routes")).to.deep.equal(NODES);
     expect(run.output).to.match(
       /"msg": "Migrated in \d step\(s\): Switch IPPool default-pool to ipipMode Never, vxlanMode Always/,
@@ -425,7 +439,7 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
     expect(changedBy(run, "Add the fallback routes")).to.deep.equal(NODES);
     // The rules go at the removal; the routes went before it, with vxlan.calico, when the step after the switch
     // turned vxlanEnabled off (a device's routes go with it).
-    expect(changedBy(run, "Delete the rule that consults the fallback table")).to.deep.equal(NODES);
+    expect(changedBy(run, "Delete the fallback's rules")).to.deep.equal(NODES);
     expect(run.output).to.match(
       /Stopped before step 'Switch IPPool default-pool to ipipMode Always, vxlanMode Never/,
     );
@@ -520,7 +534,7 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
           if (left.length > 0) {
             leftSeen++;
             expect(
-              changedBy(run, "Delete the rule that consults the fallback table"),
+              changedBy(run, "Delete the fallback's rules"),
               `${way}, run ${i}: it first removes what run ${i - 1} left (${kills.join("; ")}); its output:\n${run.output.slice(-4000)}`,
             ).to.include.members(left);
           }
@@ -587,10 +601,9 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
     expect(run.output).to.include(
       "rolled back to the state before the first write and verified it",
     );
-    expect(
-      changedBy(run, "Delete the rule that consults the fallback table"),
-      run.output.slice(-3000),
-    ).to.deep.equal(NODES);
+    expect(changedBy(run, "Delete the fallback's rules"), run.output.slice(-3000)).to.deep.equal(
+      NODES,
+    );
     await nothingLeft("after the rollback");
     expect(await poolModes(lab), "the pool as it began").to.deep.equal(began);
   });

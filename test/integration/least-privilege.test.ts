@@ -200,6 +200,19 @@ describe("least privilege: the preflight and the migration under their own roles
     expect(into.warnings ?? [], "the API server answered every can-i").to.not.satisfy(
       (w: string[]) => w.some((x) => x.includes("kubectl auth can-i")),
     );
+    // The way back without ipip_tunnel_pool_cidr keeps BIRD's path here, where migrate.yml's fallback applies: in
+    // check mode with stop_before the module reads the IPAM block affinities (list blockaffinities, granted for the
+    // fallback: issue 52 item 8) and names each node's fallback routes.
+    const fallback: TaskResult = (
+      await runTask({
+        calico_encap_migrate: { ...migrateBase(), ...IPIP, stop_before: "pool_switch" },
+        check_mode: true,
+      })
+    ).result;
+    expect(fallback.failed, fallback.msg).to.not.equal(true);
+    expect(fallback.msg).to.include(
+      "fallback_routes: the routes each node's fallback table would hold",
+    );
     const back: TaskResult = (
       await runTask({ calico_encap_migrate: { ...migrateBase(), ...TO_IPIP } })
     ).result;

@@ -166,8 +166,8 @@ function poolFindings(live: Live, want: DesiredPool, desired: Desired): Finding[
         ...(want.blockSizeKept
           ? {
               severity: "warning" as const,
-              why: `The fork's Calico role keeps the live pool's blockSize (its install.yml merges it over the inventory's), so nothing changes; Calico would refuse to ("${IMMUTABLE_POOL_FIELDS.blockSize}").`,
-              remedy: `Set ${kubesprayVariable(opts.blockSize)}: ${have.blockSize} so that the inventory says what the cluster has.`,
+              why: `The fork's Calico role keeps the live pool's blockSize (its install.yml merges it over the inventory's), so nothing changes; Calico would refuse to ("${IMMUTABLE_POOL_FIELDS.blockSize}"). Kubespray's own check (cluster.yml's preinstall, not run under --tags=network) still refuses the difference.`,
+              remedy: `Set ${kubesprayVariable(opts.blockSize)}: ${have.blockSize} so that the inventory says what the cluster has, as Kubespray's own check requires.`,
             }
           : {
               severity: "blocking" as const,

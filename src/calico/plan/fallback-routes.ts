@@ -3,7 +3,8 @@
 // that switches a pool between IPIP and VXLAN, with every node's VTEP in place, and returns per Node the routes a
 // fallback table holds meanwhile: each remote block (its IPAM block affinity) via the peer's VXLAN tunnel address on
 // vxlan.calico, onlink. Into VXLAN those are the target's routes; out of VXLAN the source's (the VTEPs stay with the
-// tunnel pool). The role installs them (tasks/fallback_install.yml) and removes them. Pure.
+// tunnel pool). The role installs them (tasks/fallback_install.yml), with rules scoped to the pools' CIDRs
+// (fallback_cidrs), and removes them. Pure.
 
 import { containsAddress, parseCidr } from "../shared/cidr.js";
 import { routesPath, switchingPool } from "../shared/cluster-routes.js";
@@ -81,7 +82,19 @@ export function stopBeforeRefusal(
   return null;
 }
 
-/** The pools whose blocks the fallback routes: the target's IPv4 pools. */
+/**
+ * Whether the fallback's routes are known before the first write: out of VXLAN every node's VTEP is there from the
+ * start (the tunnel pool keeps them through the steps before the switch), so the routes, or why there can be none,
+ * come before any write; into VXLAN the tunnel pool's step makes them.
+ */
+export function routesKnownAtStart(live: Pick<Live, "pools">, target: Target): boolean {
+  return switchingPool(live.pools, target)?.encap === "ipip";
+}
+
+/**
+ * The pools whose blocks the fallback routes: the target's IPv4 pools. Their CIDRs scope the fallback's rules
+ * (fallback_cidrs), so that a host's own policy rules keep every other destination.
+ */
 function routedPools(live: Pick<Live, "pools">, target: Target): string[] {
   return live.pools
     .filter((p) => p.ipVersion === 4 && target.pools.some((t) => t.name === p.name))
@@ -96,7 +109,9 @@ export function fallbackRoutes(
   obs: ClusterObservation,
   affinities: readonly BlockAffinity[],
   target: Target,
-): { ok: true; routes: Record<string, FallbackRoute[]> } | { ok: false; reason: string } {
+):
+  | { ok: true; routes: Record<string, FallbackRoute[]>; cidrs: string[] }
+  | { ok: false; reason: string } {
   const pools = routedPools(obs.live, target);
   // One look-up per block affinity, not a scan of every Node (issue 40: a thousand Nodes, a block or more each).
   const vtepOf = new Map(obs.nodes.map((n) => [n.name, n.tunnel.vxlan] as const));
@@ -110,6 +125,19 @@ export function fallbackRoutes(
       ok: false,
       reason: `Node(s) ${someNames(noVtep)} hold blocks of ${pools.join(", ")} but have no VXLAN tunnel address (projectcalico.org/IPv4VXLANTunnelAddr), so the fallback has no VTEP to route their blocks through. Expected every node's VTEP from the VXLAN tunnel pool before the switch: check that calico-node runs there and the tunnel pool selects it, then run again.`,
     };
+  // A VTEP outside a Tunnel-only VXLAN pool comes from a pool the switch takes out of VXLAN: it is released there, in
+  // the very gap the fallback's routes through it are for.
+  const tunnelPools = obs.live.pools
+    .filter((p) => p.ipVersion === 4 && !p.disabled && isTunnelOnly(p) && isOn(p.vxlanMode))
+    .map((p) => p.cidr);
+  const outside = [...new Set(blocks.map((a) => a.node))]
+    .filter((n) => !tunnelPools.some((cidr) => containsAddress(cidr, vtepOf.get(n) ?? "")))
+    .sort();
+  if (outside.length)
+    return {
+      ok: false,
+      reason: `The VXLAN tunnel address of Node(s) ${someNames(outside.map((n) => `${n} (${vtepOf.get(n) ?? ""})`))} is in no Tunnel-only VXLAN pool (${tunnelPools.length ? tunnelPools.join(", ") : "the cluster has none"}): it comes from a pool that leaves VXLAN at the switch and goes with it, in the gap the fallback's routes through it are for. Expected every node's VTEP in the tunnel pool: migrate into VXLAN with tunnel_pool_cidr first (its VTEPs come from that pool), or migrate ${WITHOUT_STOP_BEFORE}.`,
+    };
   const routes: Record<string, FallbackRoute[]> = {};
   for (const node of [...obs.nodes].sort((a, b) => a.name.localeCompare(b.name)))
     routes[node.name] = blocks
@@ -122,7 +150,7 @@ export function fallbackRoutes(
         peer: a.node,
       }))
       .sort((a, b) => a.dst.localeCompare(b.dst, "en", { numeric: true }));
-  return { ok: true, routes };
+  return { ok: true, routes, cidrs: pools };
 }
 
 /** The plan up to the first write `stopBefore` says yes to, and that step; the whole plan when none. */

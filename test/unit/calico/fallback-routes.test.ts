@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { BlockAffinity } from "../../../src/calico/plan/fallback-routes.js";
 import {
   fallbackRoutes,
+  routesKnownAtStart,
   isPoolSwitch,
   planUntil,
   stopBeforeRefusal,
@@ -35,9 +36,8 @@ const WAIT = { waitTimeoutSeconds: 60, waitSleepSeconds: 2 };
 /** The sim cluster's nodes hold the lab's blocks: node-1 10.233.112.0/24 and so on. */
 const AFFINITIES: BlockAffinity[] = parseLeanAffinities(ARGV, RECORDED);
 
-/** A VXLAN cluster that came in with the tunnel pool, which it kept. */
-function vxlanWithTunnelPool(): ClusterObservation {
-  const s = start("VXLAN Always", "vxlan", "explicit", "v3.30.1");
+/** A cluster with the VXLAN tunnel pool of TUNNEL. */
+function withTunnelPool(s: ClusterObservation): ClusterObservation {
   const tunnel = pool({
     name: "default-pool-vxlan-tunnel",
     cidr: TUNNEL,
@@ -47,6 +47,11 @@ function vxlanWithTunnelPool(): ClusterObservation {
     allowedUses: ["Tunnel"],
   });
   return { ...s, live: { ...s.live, pools: [...s.live.pools, tunnel] } };
+}
+
+/** A VXLAN cluster that came in with the tunnel pool, which it kept. */
+function vxlanWithTunnelPool(): ClusterObservation {
+  return withTunnelPool(start("VXLAN Always", "vxlan", "explicit", "v3.30.1"));
 }
 
 describe("stop_before: pool_switch (issue 41's fallback, the backend's part)", () => {
@@ -145,7 +150,8 @@ describe("stop_before: pool_switch (issue 41's fallback, the backend's part)", (
   });
 
   it("each Node's routes: every other Node's confirmed block of the target's pools via that Node's VTEP on vxlan.calico, onlink", () => {
-    const s = start("IPIP Always", "bird", "explicit", "v3.30.1");
+    // At the stop into VXLAN: the tunnel pool's step gave every node its VTEP.
+    const s = withTunnelPool(start("IPIP Always", "bird", "explicit", "v3.30.1"));
     const obs: ClusterObservation = {
       ...s,
       nodes: s.nodes.map((n, i) => ({ ...n, tunnel: { ...n.tunnel, vxlan: `172.30.0.${i + 1}` } })),
@@ -171,6 +177,8 @@ describe("stop_before: pool_switch (issue 41's fallback, the backend's part)", (
     });
     expect(r).to.deep.equal({
       ok: true,
+      // The CIDRs the fallback's rules are scoped to: the target's IPv4 pools alone.
+      cidrs: ["10.233.64.0/18"],
       routes: {
         "node-1": [
           route("10.233.69.0/24", "node-2", "172.30.0.2"),
@@ -197,6 +205,42 @@ describe("stop_before: pool_switch (issue 41's fallback, the backend's part)", (
     expect(!r.ok && r.reason).to.match(
       /^Node\(s\) node-1, node-2, node-3 hold blocks of 10\.233\.64\.0\/18 but have no VXLAN tunnel address .*check that calico-node runs there/,
     );
+  });
+
+  it("refuses VTEPs outside a Tunnel-only VXLAN pool (the workload pool's, which the switch out of VXLAN takes), naming them", () => {
+    const s = start("VXLAN Always", "vxlan", "explicit", "v3.30.1");
+    const obs: ClusterObservation = {
+      ...s,
+      nodes: s.nodes.map((n, i) => ({
+        ...n,
+        tunnel: { ...n.tunnel, vxlan: `10.233.${64 + i}.0` },
+      })),
+    };
+    const r = fallbackRoutes(obs, AFFINITIES, OUT_OF_VXLAN);
+    expect(!r.ok && r.reason).to.match(
+      /^The VXLAN tunnel address of Node\(s\) node-1 \(10\.233\.64\.0\), node-2 \(10\.233\.65\.0\), node-3 \(10\.233\.66\.0\) is in no Tunnel-only VXLAN pool \(the cluster has none\).*migrate into VXLAN with tunnel_pool_cidr first/,
+    );
+    // can fail: the same VTEPs inside a tunnel pool pass.
+    const inPool = withTunnelPool(obs);
+    const ok = fallbackRoutes(
+      {
+        ...inPool,
+        nodes: inPool.nodes.map((n, i) => ({
+          ...n,
+          tunnel: { ...n.tunnel, vxlan: `172.30.0.${i + 1}` },
+        })),
+      },
+      AFFINITIES,
+      OUT_OF_VXLAN,
+    );
+    expect(ok.ok).to.equal(true);
+  });
+
+  it("knows the routes before the first write out of VXLAN (the VTEPs are there), not into it (the tunnel pool's step makes them)", () => {
+    expect(routesKnownAtStart(vxlanWithTunnelPool().live, OUT_OF_VXLAN)).to.equal(true);
+    expect(
+      routesKnownAtStart(start("IPIP Always", "bird", "explicit", "v3.30.1").live, INTO_VXLAN),
+    ).to.equal(false);
   });
 
   it("names the first ten Nodes without a VTEP and counts the rest (a thousand nodes' refusal stays one line)", () => {
