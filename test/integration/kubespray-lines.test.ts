@@ -14,6 +14,10 @@
 // v2.31), each with its defaults, and v2.20 with everything pinned to the cluster's (it passes); the seed's own lines
 // (v2.18, v2.19) are kubespray-seed.test's. The full tier: all fourteen lines with their defaults and with the pool
 // pinned to the cluster's and the backend left.
+//
+// Then on the cluster Kubespray v2.31.0's role installed with its defaults (VXLAN Always, vxlan, blockSize 26): a fork
+// of each line from v2.20 at its defaults matches it and passes, Kubespray's own check too; v2.19.1's defaults
+// (blockSize 24, which its role applies) block. The quick tier: v2.19.1, v2.20.0, v2.23.3 and v2.31.0; the full all.
 
 import { expect } from "chai";
 import type { Lab } from "../support/lab.js";
@@ -106,5 +110,42 @@ describe("Every Kubespray line's own check beside the preflight, on the cluster 
       (["v2.20.0", "v2.23.3"] as const).map(keepsPoolBlockSize),
       "v2.20 and v2.23 do not",
     ).to.deep.equal([false, false]);
+  });
+});
+
+const STATE_231 = "VXLAN/vxlan/26 (v2.31.0's defaults)";
+/** On the cluster v2.31.0 installed: v2.19.1's defaults (blockSize 24, applied: Calico refuses) and the lines after. */
+const ROWS_231 = (
+  TIER === "full" ? KUBESPRAY_RELEASES : (["v2.19.1", "v2.20.0", "v2.23.3", "v2.31.0"] as const)
+).map((release) => ({ release, inventory: DEFAULTS }));
+
+describe("Every Kubespray line's own check beside the preflight, on the cluster v2.31.0 installed with its defaults", function () {
+  this.timeout(900000);
+  let lab: Lab;
+  before(async () => {
+    lab = await labUp("kubespray-2.31", 3);
+    expect(await liveSettings(lab)).to.deep.include({
+      blockSize: 26,
+      ipipMode: "Never",
+      vxlanMode: "Always",
+      backend: "vxlan",
+    });
+  });
+  after(async () => {
+    if (matrix.length > 0) console.log(`      ${matrixSummary()}`);
+    await labDown();
+  });
+
+  parityMatrix(STATE_231, () => lab, ROWS_231);
+
+  it("a fork of each line from v2.20 at its defaults passes on the cluster they describe; v2.19's blocks (blockSize 24)", () => {
+    for (const { release } of ROWS_231) {
+      const row = matrix.find((r) => r.state === STATE_231 && r.release === release);
+      expect(row, release).to.deep.include(
+        release === "v2.18.2" || release === "v2.19.1"
+          ? { matches: false, preflight: "blocks" }
+          : { matches: true, preflight: "passes", kubespray: "passes" },
+      );
+    }
   });
 });
