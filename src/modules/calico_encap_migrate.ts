@@ -121,18 +121,22 @@ export async function runMigrate(
         `Could not ask the API server whether this kubeconfig's identity may make the run's writes (kubectl auth can-i): ${access.unknown.join("; ")}.`,
       ]
     : [];
+  /** A refusal once the plan is known, before any write. */
+  const refusedBeforeWrite = (why: string) => ({
+    failed: true,
+    changed: false,
+    msg: `Refused before any write: ${why}`,
+    plan: planOut,
+    steps: [],
+    migrated_from: from,
+    migrated_to: from,
+    ...routes,
+    ...warn(false, accessWarnings),
+  });
   if (access.denied.length && !ctx.checkMode)
-    return {
-      failed: true,
-      changed: false,
-      msg: `Refused before any write: the kubeconfig's identity (${p.kubeconfig}) may not ${access.denied.map(describePermission).join(", ")}, which this run needs (kubectl auth can-i said no). Grant them, e.g. with the collection's roles/calico_encap/files/rbac-migrate.yaml, or run with a kubeconfig that has them.`,
-      plan: planOut,
-      steps: [],
-      migrated_from: from,
-      migrated_to: from,
-      ...routes,
-      ...warn(false, accessWarnings),
-    };
+    return refusedBeforeWrite(
+      `the kubeconfig's identity (${p.kubeconfig}) may not ${access.denied.map(describePermission).join(", ")}, which this run needs (kubectl auth can-i said no). Grant them, e.g. with the collection's roles/calico_encap/files/rbac-migrate.yaml, or run with a kubeconfig that has them.`,
+    );
   if (access.denied.length)
     accessWarnings.push(
       `This kubeconfig's identity may not ${access.denied.map(describePermission).join(", ")}: the run would refuse before any write.`,
@@ -142,17 +146,7 @@ export async function runMigrate(
   const early =
     until.stoppedBefore && routesKnownAtStart(start.live, target) ? await fallback(start) : null;
   if (early && "reason" in early)
-    return {
-      failed: true,
-      changed: false,
-      msg: `Refused before any write: the fallback routes could not be made: ${early.reason}`,
-      plan: planOut,
-      steps: [],
-      migrated_from: from,
-      migrated_to: from,
-      ...routes,
-      ...warn(false, accessWarnings),
-    };
+    return refusedBeforeWrite(`the fallback routes could not be made: ${early.reason}`);
   if (ctx.checkMode && until.stoppedBefore) {
     // The fallback's routes are known once every node has its VTEP; into VXLAN, before the tunnel pool's step they
     // are not.

@@ -17,7 +17,7 @@
 //
 // Then on the cluster Kubespray v2.31.0's role installed with its defaults (VXLAN Always, vxlan, blockSize 26): a fork
 // of each line from v2.20 at its defaults matches it and passes, Kubespray's own check too; v2.19.1's defaults
-// (blockSize 24, which its role applies) block. The quick tier: v2.19.1, v2.20.0, v2.23.3 and v2.31.0; the full all.
+// (blockSize 24, which its role applies) block. The quick tier: v2.20.0 (issue 50: make test's budget); the full all.
 
 import { expect } from "chai";
 import type { Lab } from "../support/lab.js";
@@ -57,13 +57,20 @@ const ROWS = [
 ];
 const STATE = "VXLAN/vxlan/24 (v2.19.1's defaults)";
 
-describe("Every Kubespray line's own check beside the preflight, on the cluster v2.19.1 installed with its defaults", function () {
-  this.timeout(900000);
+/**
+ * The matrix's rows on a lab Kubespray's real role installed (the profile, with env), its pool VXLAN/vxlan with this
+ * blockSize; the count line at the end.
+ */
+function matrixOn(
+  state: string,
+  install: { profile: string; env?: Record<string, string>; blockSize: number },
+  rows: { release: KubesprayRelease; inventory: string }[],
+): void {
   let lab: Lab;
   before(async () => {
-    lab = await labUp("kubespray-2.18", 3, undefined, { LAB_KUBESPRAY_INSTALL: "v2.19.1" });
+    lab = await labUp(install.profile, 3, undefined, install.env ?? {});
     expect(await liveSettings(lab)).to.deep.include({
-      blockSize: 24,
+      blockSize: install.blockSize,
       ipipMode: "Never",
       vxlanMode: "Always",
       backend: "vxlan",
@@ -73,8 +80,16 @@ describe("Every Kubespray line's own check beside the preflight, on the cluster 
     if (matrix.length > 0) console.log(`      ${matrixSummary()}`);
     await labDown();
   });
+  parityMatrix(state, () => lab, rows);
+}
 
-  parityMatrix(STATE, () => lab, ROWS);
+describe("Every Kubespray line's own check beside the preflight, on the cluster v2.19.1 installed with its defaults", function () {
+  this.timeout(900000);
+  matrixOn(
+    STATE,
+    { profile: "kubespray-2.18", env: { LAB_KUBESPRAY_INSTALL: "v2.19.1" }, blockSize: 24 },
+    ROWS,
+  );
 
   it("the v2.19 -> v2.20 step: where the release applies its new blockSize default the preflight blocks, where it keeps the pool's it passes", () => {
     const row = (release: KubesprayRelease, inventory = DEFAULTS) =>
@@ -115,28 +130,14 @@ describe("Every Kubespray line's own check beside the preflight, on the cluster 
 
 const STATE_231 = "VXLAN/vxlan/26 (v2.31.0's defaults)";
 /** On the cluster v2.31.0 installed: v2.19.1's defaults (blockSize 24, applied: Calico refuses) and the lines after. */
-const ROWS_231 = (
-  TIER === "full" ? KUBESPRAY_RELEASES : (["v2.19.1", "v2.20.0", "v2.23.3", "v2.31.0"] as const)
-).map((release) => ({ release, inventory: DEFAULTS }));
+const ROWS_231 = (TIER === "full" ? KUBESPRAY_RELEASES : (["v2.20.0"] as const)).map((release) => ({
+  release,
+  inventory: DEFAULTS,
+}));
 
 describe("Every Kubespray line's own check beside the preflight, on the cluster v2.31.0 installed with its defaults", function () {
   this.timeout(900000);
-  let lab: Lab;
-  before(async () => {
-    lab = await labUp("kubespray-2.31", 3);
-    expect(await liveSettings(lab)).to.deep.include({
-      blockSize: 26,
-      ipipMode: "Never",
-      vxlanMode: "Always",
-      backend: "vxlan",
-    });
-  });
-  after(async () => {
-    if (matrix.length > 0) console.log(`      ${matrixSummary()}`);
-    await labDown();
-  });
-
-  parityMatrix(STATE_231, () => lab, ROWS_231);
+  matrixOn(STATE_231, { profile: "kubespray-2.31", blockSize: 26 }, ROWS_231);
 
   it("a fork of each line from v2.20 at its defaults passes on the cluster they describe; v2.19's blocks (blockSize 24)", () => {
     for (const { release } of ROWS_231) {
