@@ -13,7 +13,10 @@
 // no encapsulation, and the ways back to it, keep BIRD's path and the bounds below.
 //
 // First, in the same run, Kubespray's documented manual steps and one switch in place (IPIP Always/bird -> VXLAN
-// Always/vxlan without the option): their figures bound the others. The claims, each asserted:
+// Always/vxlan without the option): their figures bound the others. They run where a switch of the tour takes BIRD's
+// path (the full tier); the quick tier's pair and its way back are both on Felix's path, asserted to lose nothing, so
+// it needs no bound and skips them (issue 50: make test's budget; kubespray-role.test's in-place switch and
+// transitions.test keep that class in make test). The claims, each asserted:
 // - into VXLAN with the option: every node's VTEP lies in the tunnel pool and none moved across the pool's switch
 //   (the result warns of one that did); every lost probe was sent during the pool switch step; each pair's longest
 //   outage (the longest gap with a lost probe in it: a stall of the prober with nothing lost is none) is under a
@@ -75,6 +78,14 @@ const ALL_PAIRS = INTO.flatMap((to) => FROM.map((from) => ({ from, to })));
  */
 const QUICK_PAIRS = [{ from: state("IPIP CrossSubnet/bird"), to: state("VXLAN CrossSubnet/bird") }];
 const PAIRS = TIER === "full" ? ALL_PAIRS : QUICK_PAIRS;
+/**
+ * The yardsticks bound BIRD's path: they run when a switch into or out of VXLAN in the tour (a pair, or a way back out
+ * to the next pair's start or to STATES[0]) takes it. A move between two BIRD-routed states, to reach a pair's start,
+ * is held to the pool switch step alone when there is no yardstick.
+ */
+const YARDSTICKS = PAIRS.some(
+  ({ from, to }, i) => !felixPath(from, to) || !felixPath(to, PAIRS[i + 1]?.from ?? STATES[0]!),
+);
 
 interface Measured {
   r: TaskResult;
@@ -150,49 +161,54 @@ describe(`${TIER === "full" ? "every transition" : "one transition"} into VXLAN 
     } else {
       expect(r.cluster_routes, "BIRD's path").to.match(/^BIRD: /);
       expectLossInPoolSwitch(p, steps);
-      expectBelowYardstick(p, inPlace, `${current.name} -> ${to.name}, tunnel pool kept`);
+      if (YARDSTICKS)
+        expectBelowYardstick(p, inPlace, `${current.name} -> ${to.name}, tunnel pool kept`);
     }
     expect(await vteps(lab), "the VTEPs stay").to.deep.equal(before);
     current = to;
   }
 
-  it("Kubespray's documented steps from IPIP Always/bird, the first bound, and back", async () => {
-    await resetProber(lab);
-    const { poolWriteAt } = await kubesprayDocumentedSteps(lab);
-    await new Promise((r) => setTimeout(r, 2000));
-    const p = await readProber(lab);
-    console.log(
-      `      documented steps: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms`,
-    );
-    expect(
-      p.lost,
-      "the documented steps lose probes: the bound below is not vacuous",
-    ).to.be.greaterThan(0);
-    expect(Date.parse(p.first_lost_at ?? "")).to.be.at.least(poolWriteAt - 200);
-    documented = p;
-    const back = await migrateTo(lab, current);
-    expect(back.failed, back.msg).to.not.equal(true);
-  });
+  if (YARDSTICKS) {
+    it("Kubespray's documented steps from IPIP Always/bird, the first bound, and back", async () => {
+      await resetProber(lab);
+      const { poolWriteAt } = await kubesprayDocumentedSteps(lab);
+      await new Promise((r) => setTimeout(r, 2000));
+      const p = await readProber(lab);
+      console.log(
+        `      documented steps: ${p.lost} of ${p.sent} probes lost, longest gap ${p.longest_gap_ms} ms`,
+      );
+      expect(
+        p.lost,
+        "the documented steps lose probes: the bound below is not vacuous",
+      ).to.be.greaterThan(0);
+      expect(Date.parse(p.first_lost_at ?? "")).to.be.at.least(poolWriteAt - 200);
+      documented = p;
+      const back = await migrateTo(lab, current);
+      expect(back.failed, back.msg).to.not.equal(true);
+    });
 
-  it("IPIP Always/bird -> VXLAN Always/vxlan in place, the bound for the rest, and back", async () => {
-    const to = INTO.find((s) => s.name === "VXLAN Always/vxlan")!;
-    const { steps, p } = await measured(lab, to);
-    // Its loss may run on into the backend's roll (BACKEND_ROLL_STEP: under load, mechanism not found); the gap
-    // and the count stay bound to the pool switch step.
-    expectLossInPoolSwitch(p, steps, poolSwitchTitle(), poolSwitchTitle(), BACKEND_ROLL_STEP);
-    expect(
-      p.lost,
-      "the in-place switch loses probes: the bound below is not vacuous",
-    ).to.be.greaterThan(0);
-    inPlace = p;
-    const back = await migrateTo(lab, current);
-    expect(back.failed, back.msg).to.not.equal(true);
-  });
+    it("IPIP Always/bird -> VXLAN Always/vxlan in place, the bound for the rest, and back", async () => {
+      const to = INTO.find((s) => s.name === "VXLAN Always/vxlan")!;
+      const { steps, p } = await measured(lab, to);
+      // Its loss may run on into the backend's roll (BACKEND_ROLL_STEP: under load, mechanism not found); the gap
+      // and the count stay bound to the pool switch step.
+      expectLossInPoolSwitch(p, steps, poolSwitchTitle(), poolSwitchTitle(), BACKEND_ROLL_STEP);
+      expect(
+        p.lost,
+        "the in-place switch loses probes: the bound below is not vacuous",
+      ).to.be.greaterThan(0);
+      inPlace = p;
+      const back = await migrateTo(lab, current);
+      expect(back.failed, back.msg).to.not.equal(true);
+    });
+  }
 
   for (const { from, to } of PAIRS) {
     it(`${from.name} -> ${to.name} with tunnel_pool_cidr`, async () => {
-      expect(inPlace, "the in-place switch ran first").to.not.equal(null);
-      expect(documented, "the documented steps ran first").to.not.equal(null);
+      if (YARDSTICKS) {
+        expect(inPlace, "the in-place switch ran first").to.not.equal(null);
+        expect(documented, "the documented steps ran first").to.not.equal(null);
+      }
       if (current !== from) await backOut(from);
       console.log(`      ${from.name} -> ${to.name} with tunnel_pool_cidr:`);
       const { r, steps, p } = await measured(lab, to, { tunnel_pool_cidr: TUNNEL_CIDR });
@@ -215,13 +231,15 @@ describe(`${TIER === "full" ? "every transition" : "one transition"} into VXLAN 
         // Lost probes may lie in the tunnel pool's creation too: BIRD's refeed when confd reloads it (TUNNEL_POOL_STEP).
         expectLossInPoolSwitch(p, steps, poolSwitchTitle(), TUNNEL_POOL_STEP);
       }
-      expectOutageUnderShare(p, inPlace, 1 / 4, "under a quarter of the in-place outage");
-      expectOutageUnderShare(
-        p,
-        documented,
-        1 / 4,
-        "under a quarter of the documented steps' outage",
-      );
+      if (YARDSTICKS) {
+        expectOutageUnderShare(p, inPlace, 1 / 4, "under a quarter of the in-place outage");
+        expectOutageUnderShare(
+          p,
+          documented,
+          1 / 4,
+          "under a quarter of the documented steps' outage",
+        );
+      }
       lostWithOption += p.lost;
     });
   }
@@ -229,11 +247,12 @@ describe(`${TIER === "full" ? "every transition" : "one transition"} into VXLAN 
   it("out of VXLAN again with the tunnel pool kept: the VTEPs stay, every lost probe in the pool switch step", () =>
     backOut(STATES[0]!));
 
-  it(`the ${PAIRS.length} pairs with tunnel_pool_cidr together lose under a tenth of the in-place switch and of the documented steps`, () => {
-    console.log(
-      `      with tunnel_pool_cidr: ${lostWithOption} lost in ${PAIRS.length} pairs; in place: ${inPlace?.lost} of ${inPlace?.sent}, longest gap ${inPlace?.longest_gap_ms} ms; documented steps: ${documented?.lost} of ${documented?.sent}, longest gap ${documented?.longest_gap_ms} ms`,
-    );
-    expect(lostWithOption).to.be.below((inPlace?.lost ?? 0) / 10);
-    expect(lostWithOption).to.be.below((documented?.lost ?? 0) / 10);
-  });
+  if (YARDSTICKS)
+    it(`the ${PAIRS.length} pairs with tunnel_pool_cidr together lose under a tenth of the in-place switch and of the documented steps`, () => {
+      console.log(
+        `      with tunnel_pool_cidr: ${lostWithOption} lost in ${PAIRS.length} pairs; in place: ${inPlace?.lost} of ${inPlace?.sent}, longest gap ${inPlace?.longest_gap_ms} ms; documented steps: ${documented?.lost} of ${documented?.sent}, longest gap ${documented?.longest_gap_ms} ms`,
+      );
+      expect(lostWithOption).to.be.below((inPlace?.lost ?? 0) / 10);
+      expect(lostWithOption).to.be.below((documented?.lost ?? 0) / 10);
+    });
 });
