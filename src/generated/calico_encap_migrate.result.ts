@@ -40,32 +40,34 @@ export interface CalicoEncapMigrateResult {
    */
   stopped_before?: string;
   /**
-   * With stop_before: per Node (its name, Kubespray's kube_override_hostname or inventory_hostname), the routes of its fallback table: each remote block of the target's IPv4 pools via that block's Node's VXLAN tunnel address, dev vxlan.calico, onlink. Empty when no pool switch was left. In check mode only once every node has its VTEP (after the tunnel pool's step).
+   * With stop_before: the routes of the fallback tables, once for the cluster: each block of the target's IPv4 pools via its Node's (the peer's) VXLAN tunnel address, dev vxlan.calico, onlink. Each Node's table holds those whose peer is another Node. Empty when no pool switch was left. In check mode only once every node has its VTEP (after the tunnel pool's step).
    */
   fallback_routes?: {
-    [k: string]: {
-      /**
-       * The remote block (IPAM block affinity's cidr).
-       */
-      dst: string;
-      /**
-       * The peer's VXLAN tunnel address (projectcalico.org/IPv4VXLANTunnelAddr).
-       */
-      via: string;
-      /**
-       * vxlan.calico.
-       */
-      dev: string;
-      /**
-       * Always true: the VTEP is not on a subnet of the device.
-       */
-      onlink: boolean;
-      /**
-       * The Node whose block it is.
-       */
-      peer: string;
-    }[];
-  };
+    /**
+     * The block (IPAM block affinity's cidr).
+     */
+    dst: string;
+    /**
+     * The peer's VXLAN tunnel address (projectcalico.org/IPv4VXLANTunnelAddr).
+     */
+    via: string;
+    /**
+     * vxlan.calico.
+     */
+    dev: string;
+    /**
+     * Always true: the VTEP is not on a subnet of the device.
+     */
+    onlink: boolean;
+    /**
+     * The Node whose block it is: every other Node's table holds the route.
+     */
+    peer: string;
+  }[];
+  /**
+   * With stop_before: every Node's name (Kubespray's kube_override_hostname, else inventory_hostname, of its host), the Nodes the fallback is for. Each needs a host in the play that installs it. Empty when no pool switch was left.
+   */
+  fallback_nodes?: string[];
   /**
    * With stop_before: the CIDRs of the pools whose blocks fallback_routes routes (the target's IPv4 pools). The fallback's two rules on each host are scoped to them (to CIDR), so that the host's own rules keep every other destination. Empty when no pool switch was left.
    */

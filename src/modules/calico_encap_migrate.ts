@@ -85,19 +85,23 @@ export async function runMigrate(
   const fallback = async (
     obs: typeof start,
   ): Promise<
-    | { fallback_routes: Record<string, FallbackRoute[]>; fallback_cidrs: string[] }
+    | { fallback_routes: FallbackRoute[]; fallback_nodes: string[]; fallback_cidrs: string[] }
     | { reason: string }
   > => {
     try {
       const r = fallbackRoutes(obs, await io.blockAffinities(), target);
-      return r.ok ? { fallback_routes: r.routes, fallback_cidrs: r.cidrs } : { reason: r.reason };
+      return r.ok
+        ? { fallback_routes: r.routes, fallback_nodes: r.nodes, fallback_cidrs: r.cidrs }
+        : { reason: r.reason };
     } catch (e) {
       return { reason: `reading the IPAM block affinities failed: ${brief(e, 1000)}` };
     }
   };
   const stopped = (title: string) => ({ stopped_before: title });
   /** With stop_before and no pool switch left: the run goes to the end and there is no fallback to install. */
-  const nothingToStopBefore = stop ? { fallback_routes: {}, fallback_cidrs: [] } : {};
+  const nothingToStopBefore = stop
+    ? { fallback_routes: [], fallback_nodes: [], fallback_cidrs: [] }
+    : {};
   const diff = ctx.diff && writes.length ? { diff: migrationDiff(start, writes) } : {};
   const mtu = mtuWarning(from, summarizeTarget(target));
   const inPlace = inPlaceWindowWarning(start.live.pools, target, start.nodes);
@@ -154,7 +158,7 @@ export async function runMigrate(
     const routesNow = ready && "fallback_routes" in ready ? ready : null;
     return {
       changed: writes.length > 0,
-      msg: `Would run ${until.steps.filter((s) => s.write).length} step(s) and stop before '${until.stoppedBefore.title}' (stop_before: ${STOP_BEFORE_POOL_SWITCH})${until.steps.length ? `: ${until.steps.map((s) => s.title).join("; ")}` : ""}.${routesNow ? " fallback_routes: the routes each node's fallback table would hold." : ` fallback_routes are known once every node has its VTEP, at the stop${ready && "reason" in ready ? ` (now: ${ready.reason})` : ""}.`}`,
+      msg: `Would run ${until.steps.filter((s) => s.write).length} step(s) and stop before '${until.stoppedBefore.title}' (stop_before: ${STOP_BEFORE_POOL_SWITCH})${until.steps.length ? `: ${until.steps.map((s) => s.title).join("; ")}` : ""}.${routesNow ? " fallback_routes: the routes the nodes' fallback tables would hold, each on every node but its peer." : ` fallback_routes are known once every node has its VTEP, at the stop${ready && "reason" in ready ? ` (now: ${ready.reason})` : ""}.`}`,
       plan: planOut,
       steps: [],
       migrated_from: from,

@@ -1,7 +1,8 @@
 // Every Node the fallback routes are for is a host of the play (issue 52 item 4): with --limit or a stale inventory a
 // Node outside the play would cross the pool switch without its fallback, silently. The role's fallback_install on
 // three local hosts in check mode (it reads the hosts' rules, changes nothing), one of them known by its
-// kube_override_hostname, with routes from a cluster that has a fourth Node.
+// kube_override_hostname, with routes from a cluster that has a fourth Node, and from one whose fifth Node holds every
+// block (it needs no route, so it need not be a host).
 
 import { expect } from "chai";
 import { execa } from "execa";
@@ -19,8 +20,8 @@ const route = (dst: string, via: string, peer: string) => ({
   peer,
 });
 
-/** fallback_install on h1, h2 and h3 (h3's Node is node-3), in check mode, with these routes. */
-async function install(routes: Record<string, unknown[]>): Promise<string> {
+/** fallback_install on h1, h2 and h3 (h3's Node is node-3), in check mode, with these routes and Nodes. */
+async function install(routes: unknown[], nodes: string[]): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "calico-encap-fallback-coverage-"));
   writeFileSync(
     join(dir, "hosts.yml"),
@@ -37,7 +38,11 @@ async function install(routes: Record<string, unknown[]>): Promise<string> {
       {
         hosts: "all",
         gather_facts: false,
-        vars: { calico_encap_fallback_routes: routes, calico_encap_fallback_cidrs: ["10.233.64.0/18"] },
+        vars: {
+          calico_encap_fallback_routes: routes,
+          calico_encap_fallback_nodes: nodes,
+          calico_encap_fallback_cidrs: ["10.233.64.0/18"],
+        },
         tasks: [{ "ansible.builtin.include_role": { name: "calico_encap", tasks_from: "fallback_install" } }],
       },
     ]),
@@ -51,29 +56,33 @@ async function install(routes: Record<string, unknown[]>): Promise<string> {
 }
 
 const READ = "Read the host's IPv4 routing rules";
-const ROUTES = {
-  h1: [route("10.233.65.0/24", "172.30.0.2", "h2")],
-  h2: [route("10.233.64.0/24", "172.30.0.1", "h1")],
-  "node-3": [route("10.233.64.0/24", "172.30.0.1", "h1")],
-};
+/** One list for the cluster (issue 52 item 3): h1's block and h2's, which every other Node routes to. */
+const ROUTES = [route("10.233.64.0/24", "172.30.0.1", "h1"), route("10.233.65.0/24", "172.30.0.2", "h2")];
+const NODES = ["h1", "h2", "node-3"];
 
 describe("the BIRD-path fallback on every Node that needs it, or on none", function () {
   this.timeout(180000);
 
   it("refuses, before any host reads or changes anything, when a Node that needs routes is not a host of the play", async () => {
-    const out = await install({ ...ROUTES, "node-4": [route("10.233.64.0/24", "172.30.0.1", "h1")] });
+    const out = await install(ROUTES, [...NODES, "node-4"]);
     expect(out).to.match(/^exit 2/);
     expect(out).to.include(
-      "Node(s) node-4 need fallback routes (calico_encap_migrate returned routes for them) but no host of this play is that Node",
+      "Node(s) node-4 need fallback routes (calico_encap_migrate returned routes to other Nodes' blocks for them) but no host of this play is that Node",
     );
     expect(out).to.include("Nothing was changed on any host, and the pool has not switched.");
     expect(out).not.to.include(READ);
   });
 
-  it("can fail: every Node with routes a host (h3 by its kube_override_hostname), and a Node with none, go on to the reads", async () => {
-    const out = await install({ ...ROUTES, "node-5": [] });
+  it("can fail: every Node a host (node-3 by h3's kube_override_hostname) goes on to the reads", async () => {
+    const out = await install(ROUTES, NODES);
     expect(out).to.match(/^exit 0/);
     expect(out).to.include(READ);
     expect(out).to.include("Fallback on node-3: routes to add");
+  });
+
+  it("a Node that needs no routes (the one that holds every block) need not be a host", async () => {
+    const out = await install([route("10.233.66.0/24", "172.30.0.5", "node-5")], [...NODES, "node-5"]);
+    expect(out).to.match(/^exit 0/);
+    expect(out).to.include("Fallback on h1: routes to add ['10.233.66.0/24 via 172.30.0.5 dev vxlan.calico']");
   });
 });

@@ -57,12 +57,14 @@ async function role(tasks: "fallback_install" | "fallback_remove"): Promise<stri
         vars: {
           calico_encap_fallback_node: "node-1",
           calico_encap_fallback_cidrs: ["10.233.64.0/18"],
-          calico_encap_fallback_routes: {
-            "node-1": [
-              { dst: "10.233.65.0/24", via: "172.30.0.2", dev: "vxlan.calico", onlink: true, peer: "node-2" },
-              { dst: "10.233.66.0/24", via: "172.30.0.3", dev: "vxlan.calico", onlink: true, peer: "node-3" },
-            ],
-          },
+          // One list for the cluster: node-1's own block is not installed on node-1.
+          calico_encap_fallback_routes: [
+            { dst: "10.233.64.0/24", via: "172.30.0.1", dev: "vxlan.calico", onlink: true, peer: "node-1" },
+            { dst: "10.233.65.0/24", via: "172.30.0.2", dev: "vxlan.calico", onlink: true, peer: "node-2" },
+            { dst: "10.233.66.0/24", via: "172.30.0.3", dev: "vxlan.calico", onlink: true, peer: "node-3" },
+          ],
+          // This host alone (the coverage across hosts is fallback-coverage.test's).
+          calico_encap_fallback_nodes: ["node-1"],
         },
         tasks: [{ "ansible.builtin.include_role": { name: "calico_encap", tasks_from: tasks } }],
       },
@@ -130,6 +132,10 @@ describe("the BIRD-path fallback's rules, scoped to the pools' CIDRs, on a host 
   });
 
   it("routes a block main has no route for through the fallback, and one it has through main", async () => {
+    // From the cluster's one list, the other Nodes' blocks: not node-1's own (10.233.64.0/24).
+    expect(
+      (await ip("-4", "route", "show", "table", "1041")).split("\n").map((l) => l.split(" ")[0]),
+    ).to.deep.equal(["10.233.65.0/24", "10.233.66.0/24"]);
     expect(await via("10.233.66.7")).to.match(/via 172\.30\.0\.3 dev vxlan\.calico table 1041/);
     expect(await via("10.233.65.7")).to.match(/via 192\.0\.2\.11 dev eth0/);
   });

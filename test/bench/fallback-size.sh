@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The BIRD-path fallback's cost on one host as the cluster grows (issue 52 item 2): the role's fallback_install and
 # fallback_remove, run for real by ansible-playbook inside a network namespace of their own (the kernel's rules and
-# routes), with the routes of PEERS remote nodes' blocks (one /26 each) via their VTEPs on a vxlan.calico device, as
-# calico_encap_migrate returns them for one Node. Prints, per size, the seconds of the install and the removal and the
-# size of the routes as the role gets them (JSON). Not part of make test.
+# routes), with the routes of PEERS remote nodes' blocks (one /26 each) via their VTEPs on a vxlan.calico device, and
+# one of this Node's own, in the one list for the cluster calico_encap_migrate returns. Prints, per size, the seconds
+# of the install and the removal and the size of the routes as the role gets them (JSON). Not part of make test.
 #   bash test/bench/fallback-size.sh [PEERS...]      (default: 3 100 1000)
 # Env: ROLES (the roles folder, default ansible/roles of this checkout), VENV_BIN (default .venv/bin).
 set -euo pipefail
@@ -40,8 +40,10 @@ import json, sys
 n = int(sys.argv[1])
 routes = [{"dst": f"10.{64 + i // 1024}.{(i // 4) % 256}.{(i % 4) * 64}/26", "via": f"172.30.{i // 250}.{i % 250 + 1}",
            "dev": "vxlan.calico", "onlink": True, "peer": f"node-{i + 2}"} for i in range(n)]
+# One list for the cluster (issue 52): the peers' blocks and node-1's own, which node-1 does not install.
+routes.append({"dst": "10.127.255.192/26", "via": "172.30.255.1", "dev": "vxlan.calico", "onlink": True, "peer": "node-1"})
 print(json.dumps({"calico_encap_fallback_node": "node-1", "calico_encap_fallback_cidrs": ["10.64.0.0/10"],
-                  "calico_encap_fallback_routes": {"node-1": routes}}))
+                  "calico_encap_fallback_routes": routes, "calico_encap_fallback_nodes": ["node-1"]}))
 EOF
 		bytes=$(python3 -c 'import json,sys; print(len(json.dumps(json.load(open(sys.argv[1]))["calico_encap_fallback_routes"])))' "$dir/vars.json")
 		t0=$(date +%s.%N)

@@ -163,7 +163,8 @@ function inventoryOf(lab: Lab): string {
 /** Runs the role's fallback_install on every host of k8s_cluster with the routes given. */
 async function install(
   inventory: string,
-  routes: Record<string, Named[]>,
+  routes: Named[],
+  nodes: string[],
   cidrs: string[],
 ): Promise<{ exitCode: number; output: string }> {
   const dir = mkdtempSync(join(tmpdir(), "calico-encap-fallback-play-"));
@@ -180,7 +181,11 @@ async function install(
           {
             name: "Install the fallback",
             "ansible.builtin.import_role": { name: "calico_encap", tasks_from: "fallback_install" },
-            vars: { calico_encap_fallback_routes: routes, calico_encap_fallback_cidrs: cidrs },
+            vars: {
+              calico_encap_fallback_routes: routes,
+              calico_encap_fallback_nodes: nodes,
+              calico_encap_fallback_cidrs: cidrs,
+            },
           },
         ],
       },
@@ -372,29 +377,29 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
       expect(vteps[n], `${n}'s VTEP in the tunnel pool`).to.match(/^172\.30\.0\.\d+$/);
       expect(blocks[n], `${n} holds a block`).to.have.length.above(0);
     }
-    const routes = r.fallback_routes as Record<string, Named[]>;
-    expect(Object.keys(routes).sort()).to.deep.equal(NODES);
-    for (const n of NODES) {
-      const expected = NODES.filter((p) => p !== n).flatMap((p) =>
-        (blocks[p] ?? []).map((dst) => ({
-          dst,
-          via: vteps[p],
-          dev: "vxlan.calico",
-          onlink: true,
-          peer: p,
-        })),
-      );
-      expect(
-        [...(routes[n] ?? [])].sort((a, b) => a.dst.localeCompare(b.dst)),
-        n,
-      ).to.deep.equal(expected.sort((a, b) => a.dst.localeCompare(b.dst)));
-    }
+    // One list for the cluster: every Node's block via its VTEP; each Node's table takes the other Nodes'.
+    const routes = r.fallback_routes as Named[];
+    expect(r.fallback_nodes, "fallback_nodes").to.deep.equal(NODES);
+    const expected = NODES.flatMap((p) =>
+      (blocks[p] ?? []).map((dst) => ({
+        dst,
+        via: vteps[p],
+        dev: "vxlan.calico",
+        onlink: true,
+        peer: p,
+      })),
+    );
+    expect(
+      [...routes].sort((a, b) => a.dst.localeCompare(b.dst)),
+      "fallback_routes",
+    ).to.deep.equal(expected.sort((a, b) => a.dst.localeCompare(b.dst)));
+    const mine = (n: string): Named[] => routes.filter((x) => x.peer !== n);
 
     // The fallback's rules are scoped to the switching pool (issue 52 item 2): every other destination keeps the
     // host's own rules.
     expect(r.fallback_cidrs, "fallback_cidrs").to.deep.equal(["10.233.64.0/18"]);
     const cidrs = r.fallback_cidrs as string[];
-    const installed = await install(inventory, routes, cidrs);
+    const installed = await install(inventory, routes, NODES, cidrs);
     expect(installed.exitCode, installed.output).to.equal(0);
     for (const n of NODES) {
       const on = await fallbackOn(n);
@@ -413,10 +418,12 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
         on.routes.map((x) => [x.dst, x.gateway, x.dev, x.protocol, x.table, x.flags]).sort(),
         n,
       ).to.deep.equal(
-        (routes[n] ?? []).map((x) => [x.dst, x.via, x.dev, PROTOCOL, TABLE, ["onlink"]]).sort(),
+        mine(n)
+          .map((x) => [x.dst, x.via, x.dev, PROTOCOL, TABLE, ["onlink"]])
+          .sort(),
       );
     }
-    const again = await install(inventory, routes, cidrs);
+    const again = await install(inventory, routes, NODES, cidrs);
     expect(again.exitCode, again.output).to.equal(0);
     expect(changedBy(again, "calico_encap : "), "a second install changes nothing").to.deep.equal(
       [],

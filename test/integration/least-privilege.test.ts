@@ -211,7 +211,7 @@ describe("least privilege: the preflight and the migration under their own roles
     ).result;
     expect(fallback.failed, fallback.msg).to.not.equal(true);
     expect(fallback.msg).to.include(
-      "fallback_routes: the routes each node's fallback table would hold",
+      "fallback_routes: the routes the nodes' fallback tables would hold, each on every node but its peer",
     );
     const back: TaskResult = (
       await runTask({ calico_encap_migrate: { ...migrateBase(), ...TO_IPIP } })

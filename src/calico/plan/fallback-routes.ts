@@ -1,8 +1,9 @@
 // issue 41's fallback on BIRD's path, the backend's part (test/bench/FIGURES.md, "A fallback routing table through
 // the pool switch on BIRD's path"): calico_encap_migrate's stop_before: pool_switch stops a run just before the write
-// that switches a pool between IPIP and VXLAN, with every node's VTEP in place, and returns per Node the routes a
-// fallback table holds meanwhile: each remote block (its IPAM block affinity) via the peer's VXLAN tunnel address on
-// vxlan.calico, onlink. Into VXLAN those are the target's routes; out of VXLAN the source's (the VTEPs stay with the
+// that switches a pool between IPIP and VXLAN, with every node's VTEP in place, and returns the routes the fallback
+// tables hold meanwhile, once for the cluster: each block (its IPAM block affinity) via its Node's VXLAN tunnel address
+// on vxlan.calico, onlink; each Node's table holds those of the other Nodes' blocks (issue 52: one list, not one per
+// Node, so the result grows with the blocks, not with their square). Into VXLAN those are the target's routes; out of VXLAN the source's (the VTEPs stay with the
 // tunnel pool). The role installs them (tasks/fallback_install.yml), with rules scoped to the pools' CIDRs
 // (fallback_cidrs), and removes them. Pure.
 
@@ -34,7 +35,9 @@ export interface BlockAffinity {
   deleted: boolean;
 }
 
-/** One route of a node's fallback table: `ip route add <dst> via <via> dev vxlan.calico onlink`. */
+/**
+ * One route of the fallback tables: `ip route add <dst> via <via> dev vxlan.calico onlink` on every Node but its peer.
+ */
 export interface FallbackRoute {
   dst: string;
   via: string;
@@ -102,15 +105,17 @@ function routedPools(live: Pick<Live, "pools">, target: Target): string[] {
 }
 
 /**
- * Each Node's fallback routes: every confirmed block affinity of another Node in one of the target's IPv4 pools, via
- * that Node's VXLAN tunnel address. Refused (a reason) when a Node with such a block has no VXLAN tunnel address.
+ * The fallback's routes, once for the cluster: every confirmed block affinity of a Node in one of the target's IPv4
+ * pools, via that Node's VXLAN tunnel address; each Node's table holds those whose peer is another Node. `nodes`: every
+ * Node, the names the hosts' fallbacks are for. Refused (a reason) when a Node with such a block has no VXLAN tunnel
+ * address, or one outside a Tunnel-only VXLAN pool.
  */
 export function fallbackRoutes(
   obs: ClusterObservation,
   affinities: readonly BlockAffinity[],
   target: Target,
 ):
-  | { ok: true; routes: Record<string, FallbackRoute[]>; cidrs: string[] }
+  | { ok: true; routes: FallbackRoute[]; nodes: string[]; cidrs: string[] }
   | { ok: false; reason: string } {
   const pools = routedPools(obs.live, target);
   // One look-up per block affinity, not a scan of every Node (issue 40: a thousand Nodes, a block or more each).
@@ -138,19 +143,17 @@ export function fallbackRoutes(
       ok: false,
       reason: `The VXLAN tunnel address of Node(s) ${someNames(outside.map((n) => `${n} (${vtepOf.get(n) ?? ""})`))} is in no Tunnel-only VXLAN pool (${tunnelPools.length ? tunnelPools.join(", ") : "the cluster has none"}): it comes from a pool that leaves VXLAN at the switch and goes with it, in the gap the fallback's routes through it are for. Expected every node's VTEP in the tunnel pool: migrate into VXLAN with tunnel_pool_cidr first (its VTEPs come from that pool), or migrate ${WITHOUT_STOP_BEFORE}.`,
     };
-  const routes: Record<string, FallbackRoute[]> = {};
-  for (const node of [...obs.nodes].sort((a, b) => a.name.localeCompare(b.name)))
-    routes[node.name] = blocks
-      .filter((a) => a.node !== node.name)
-      .map((a) => ({
-        dst: a.cidr,
-        via: vtepOf.get(a.node) ?? "",
-        dev: FALLBACK_DEVICE,
-        onlink: true as const,
-        peer: a.node,
-      }))
-      .sort((a, b) => a.dst.localeCompare(b.dst, "en", { numeric: true }));
-  return { ok: true, routes, cidrs: pools };
+  const routes = blocks
+    .map((a) => ({
+      dst: a.cidr,
+      via: vtepOf.get(a.node) ?? "",
+      dev: FALLBACK_DEVICE,
+      onlink: true as const,
+      peer: a.node,
+    }))
+    .sort((a, b) => a.dst.localeCompare(b.dst, "en", { numeric: true }));
+  const nodes = obs.nodes.map((n) => n.name).sort((a, b) => a.localeCompare(b));
+  return { ok: true, routes, nodes, cidrs: pools };
 }
 
 /** The plan up to the first write `stopBefore` says yes to, and that step; the whole plan when none. */

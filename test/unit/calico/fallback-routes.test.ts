@@ -179,22 +179,14 @@ describe("stop_before: pool_switch (issue 41's fallback, the backend's part)", (
       ok: true,
       // The CIDRs the fallback's rules are scoped to: the target's IPv4 pools alone.
       cidrs: ["10.233.64.0/18"],
-      routes: {
-        "node-1": [
-          route("10.233.69.0/24", "node-2", "172.30.0.2"),
-          route("10.233.100.0/24", "node-2", "172.30.0.2"),
-          route("10.233.109.0/24", "node-3", "172.30.0.3"),
-        ],
-        "node-2": [
-          route("10.233.109.0/24", "node-3", "172.30.0.3"),
-          route("10.233.112.0/24", "node-1", "172.30.0.1"),
-        ],
-        "node-3": [
-          route("10.233.69.0/24", "node-2", "172.30.0.2"),
-          route("10.233.100.0/24", "node-2", "172.30.0.2"),
-          route("10.233.112.0/24", "node-1", "172.30.0.1"),
-        ],
-      },
+      // One list for the cluster, sorted by address; each Node's table takes those of the other Nodes' blocks.
+      routes: [
+        route("10.233.69.0/24", "node-2", "172.30.0.2"),
+        route("10.233.100.0/24", "node-2", "172.30.0.2"),
+        route("10.233.109.0/24", "node-3", "172.30.0.3"),
+        route("10.233.112.0/24", "node-1", "172.30.0.1"),
+      ],
+      nodes: ["node-1", "node-2", "node-3"],
     });
   });
 
@@ -241,6 +233,33 @@ describe("stop_before: pool_switch (issue 41's fallback, the backend's part)", (
     expect(
       routesKnownAtStart(start("IPIP Always", "bird", "explicit", "v3.30.1").live, INTO_VXLAN),
     ).to.equal(false);
+  });
+
+  it("returns each block once, not once per Node: a thousand Nodes with a block each make a thousand routes", () => {
+    const s = withTunnelPool(start("IPIP Always", "bird", "explicit", "v3.30.1"));
+    const base = s.nodes[0];
+    if (!base) throw new Error("the sim cluster has no node");
+    const names = Array.from({ length: 1000 }, (_, i) => `sim-${String(i + 1).padStart(4, "0")}`);
+    const obs = {
+      ...s,
+      nodes: names.map((name, i) => ({
+        ...base,
+        name,
+        tunnel: { ...base.tunnel, vxlan: `172.30.0.${i & 255}` },
+      })),
+    };
+    const blocks = names.map((node, i) => ({
+      node,
+      cidr: `10.233.${64 + (i >> 4)}.${(i & 15) << 4}/28`,
+      state: "confirmed",
+      deleted: false,
+    }));
+    const r = fallbackRoutes(obs, blocks, INTO_VXLAN);
+    expect(r.ok, !r.ok ? r.reason : "").to.equal(true);
+    if (!r.ok) return;
+    expect(r.routes).to.have.length(1000);
+    expect(r.nodes).to.have.length(1000);
+    expect(JSON.stringify(r).length, "bytes of the result").to.be.below(200000);
   });
 
   it("names the first ten Nodes without a VTEP and counts the rest (a thousand nodes' refusal stays one line)", () => {
