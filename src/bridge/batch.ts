@@ -8,7 +8,7 @@
  * login banner, a shell's noise) are ignored. A target without base64, mktemp or timeout gets no frame at all (the
  * program exits 127 saying which), and the program's own stderr is added to every read that failed.
  */
-import type { BatchCommand, CommandResult } from "../cluster/runner.js";
+import { KILL_AFTER, type BatchCommand, type CommandResult } from "../cluster/runner.js";
 
 /** Exit code of coreutils `timeout` when it stopped the command. */
 export const TIMEOUT_RC = 124;
@@ -16,8 +16,6 @@ export const TIMEOUT_RC = 124;
 export const KILLED_RC = 137;
 /** Exit code of the program when the target lacks a tool it needs (base64, mktemp, timeout). */
 export const MISSING_TOOL_RC = 127;
-/** Seconds between timeout's TERM and KILL, as the action plugin uses for a single command. */
-export const KILL_AFTER = 5;
 /** rc given to an argv for which the program printed no frame, when the exec itself reported success. */
 export const NO_FRAME_RC = 255;
 
@@ -58,11 +56,6 @@ export function batchProgram(commands: readonly BatchCommand[]): string {
     '[ -s "$d/${i}e" ] && printf %s $(base64 <"$d/${i}e"); printf "\\n";',
     "i=$((i + 1)); done",
   ].join(" ");
-}
-
-/** Seconds the whole program may run: the longest command with its grace, and some for the framing. */
-export function batchTimeout(commands: readonly BatchCommand[]): number {
-  return Math.max(0, ...commands.map((c) => c.timeoutSeconds)) + KILL_AFTER + 5;
 }
 
 function decode(field: string): string {

@@ -5,7 +5,8 @@
 
 import type { BatchCommand, CommandResult, CommandRunner, RunOptions } from "../cluster/runner.js";
 import { runOptions } from "../cluster/runner.js";
-import { batchProgram, batchTimeout, parseBatchOutput, TIMEOUT_RC } from "./batch.js";
+import { batchTimeout } from "../cluster/runner.js";
+import { batchProgram, parseBatchOutput, TIMEOUT_RC } from "./batch.js";
 import type { ExecMessage, ExecResultMessage } from "./protocol.js";
 
 interface Pending {

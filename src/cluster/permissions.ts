@@ -4,17 +4,9 @@
 
 import type { Write } from "../calico/plan/plan.js";
 import { LEASE_NAME, LEASE_NAMESPACE } from "./lease.js";
-import type { BatchCommand, CommandResult } from "./runner.js";
+import type { BatchCommand, CommandResult, Permission } from "./runner.js";
 import type { WriteContext } from "./write.js";
 import { commandsFor } from "./write.js";
-
-/** One verb on one resource (kubectl's resource.group form), on one object where the write names it. */
-export interface Permission {
-  verb: string;
-  resource: string;
-  name?: string;
-  namespace?: string;
-}
 
 /**
  * The Lease's: created by its name in the body (which RBAC cannot restrict by name), then read, renewed and

@@ -23,6 +23,25 @@ export interface BatchCommand {
   stdin?: string;
 }
 
+/**
+ * One verb on one resource (kubectl's resource.group form), on one object where the write names it: what a write's
+ * command needs of the kubeconfig's identity (src/cluster/permissions.ts asks the API server).
+ */
+export interface Permission {
+  verb: string;
+  resource: string;
+  name?: string;
+  namespace?: string;
+}
+
+/** Seconds between coreutils timeout's TERM and KILL, for a single command and for each command of a batch. */
+export const KILL_AFTER = 5;
+
+/** Seconds a batch may run as one remote command: the longest command with its grace, and some for the framing. */
+export function batchTimeout(commands: readonly BatchCommand[]): number {
+  return Math.max(0, ...commands.map((c) => c.timeoutSeconds)) + KILL_AFTER + 5;
+}
+
 /** A batch command's options for a single run. */
 export function runOptions(c: BatchCommand): RunOptions {
   return c.stdin === undefined

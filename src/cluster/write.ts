@@ -15,7 +15,7 @@ import {
 } from "../calico/shared/kubespray-apply.js";
 import type { Backend, KubesprayApplied } from "../calico/shared/model.js";
 import type { Write } from "../calico/plan/plan.js";
-import type { Permission } from "./permissions.js";
+import type { Permission } from "./runner.js";
 import { kubectlBase } from "./read-kubectl.js";
 import { tunnelPoolManifest } from "../calico/shared/tunnel-pool.js";
 import {

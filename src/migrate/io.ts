@@ -8,7 +8,7 @@ import type { Clock } from "../cluster/lock.js";
 import { Lock, LockLost } from "../cluster/lock.js";
 import type { ObserveOptions } from "../cluster/observe.js";
 import { observeForMigration, readBlockAffinities } from "../cluster/observe-migration.js";
-import type { Permission } from "../cluster/permissions.js";
+import type { Permission } from "../cluster/runner.js";
 import { canICommand, deniedPermissions, permissionsFor } from "../cluster/permissions.js";
 import { kubectlBase } from "../cluster/read-kubectl.js";
 import type { BatchCommand, CommandResult, CommandRunner } from "../cluster/runner.js";
@@ -16,8 +16,7 @@ import { runBatch } from "../cluster/runner.js";
 import type { WriteContext } from "../cluster/write.js";
 import { commandsFor } from "../cluster/write.js";
 import type { BlockAffinity } from "../calico/plan/fallback-routes.js";
-import type { MigrationIo } from "./executor.js";
-import { WriteFailed, brief } from "./executor.js";
+import { WriteFailed, brief, type MigrationIo } from "./types.js";
 
 export interface LockTiming {
   /** leaseDurationSeconds this run writes. */

@@ -1,7 +1,7 @@
 // How long a migration's Lease lasts unrenewed (its leaseDurationSeconds): the longest stretch of a run between two
 // renewals, with every command in it taking all the time it is allowed. Pure.
 
-import { KILL_AFTER, batchTimeout } from "../bridge/batch.js";
+import { KILL_AFTER, batchTimeout } from "../cluster/runner.js";
 import { MOST_COMMANDS_PER_WRITE } from "../cluster/write.js";
 import type { LockTiming } from "./io.js";
 

@@ -4,7 +4,7 @@
 import type { ClusterObservation } from "../../src/calico/shared/observation.js";
 import type { Write } from "../../src/calico/plan/plan.js";
 import { LockRefused } from "../../src/cluster/lock.js";
-import type { MigrationIo } from "../../src/migrate/executor.js";
+import type { MigrationIo } from "../../src/migrate/types.js";
 import { applyWrite, converge } from "./sim-cluster.js";
 
 /** A cluster that takes `lag` polls to converge after each write; `stuck` never gets its VXLAN address. */

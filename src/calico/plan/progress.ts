@@ -1,5 +1,5 @@
 // How far a wait has come: the nodes calico-node runs on that have converged, and calico-node's rollout. A wait
-// times out only after wait_timeout without progress (executor.ts), so a roll through many nodes at the DaemonSet's
+// times out only after wait_timeout without progress (src/migrate/waits.ts), so a roll through many nodes at the DaemonSet's
 // maxUnavailable gets the time it takes, while a wait that stops moving ends after wait_timeout as before.
 
 import type { ClusterObservation } from "../shared/observation.js";

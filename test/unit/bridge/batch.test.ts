@@ -7,12 +7,8 @@ import { existsSync, mkdtempSync, readdirSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import {
-  batchProgram,
-  batchTimeout,
-  parseBatchOutput,
-  shellWord,
-} from "../../../src/bridge/batch.js";
+import { batchProgram, parseBatchOutput, shellWord } from "../../../src/bridge/batch.js";
+import { batchTimeout } from "../../../src/cluster/runner.js";
 import type { ExecMessage } from "../../../src/bridge/protocol.js";
 import { BridgeRunner } from "../../../src/bridge/runner.js";
 import type { BatchCommand } from "../../../src/cluster/runner.js";

@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import type { Write } from "../../../src/calico/plan/plan.js";
 import { LockLost, LockRefused } from "../../../src/cluster/lock.js";
-import { MigrationFailed, migrate } from "../../../src/migrate/executor.js";
+import { migrate } from "../../../src/migrate/executor.js";
+import { MigrationFailed } from "../../../src/migrate/types.js";
 import { applyWrite, converge, start, target } from "../../support/sim-cluster.js";
 import { SimIo } from "../../support/sim-io.js";
 import {

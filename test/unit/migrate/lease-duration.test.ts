@@ -5,7 +5,7 @@
 // take the Lease over.
 
 import { expect } from "chai";
-import { KILL_AFTER, batchTimeout } from "../../../src/bridge/batch.js";
+import { KILL_AFTER, batchTimeout } from "../../../src/cluster/runner.js";
 import type { Clock } from "../../../src/cluster/lock.js";
 import type { BatchCommand, CommandResult, RunOptions } from "../../../src/cluster/runner.js";
 import { MOST_COMMANDS_PER_WRITE, commandsFor } from "../../../src/cluster/write.js";

@@ -4,7 +4,8 @@
 
 import { expect } from "chai";
 import type { ClusterObservation } from "../../../src/calico/shared/observation.js";
-import { MigrationFailed, migrate } from "../../../src/migrate/executor.js";
+import { migrate } from "../../../src/migrate/executor.js";
+import { MigrationFailed } from "../../../src/migrate/types.js";
 import { start, target } from "../../support/sim-cluster.js";
 import { SimIo } from "../../support/sim-io.js";
 import { rejection } from "../../support/rejection.js";

@@ -4,7 +4,8 @@
 import { expect } from "chai";
 import type { Write } from "../../../src/calico/plan/plan.js";
 import { LockLost } from "../../../src/cluster/lock.js";
-import { MigrationFailed, WriteFailed, migrate } from "../../../src/migrate/executor.js";
+import { migrate } from "../../../src/migrate/executor.js";
+import { MigrationFailed, WriteFailed } from "../../../src/migrate/types.js";
 import { start, target } from "../../support/sim-cluster.js";
 import { SimIo } from "../../support/sim-io.js";
 import { rejection } from "../../support/rejection.js";

@@ -9,7 +9,7 @@ import { missingTunnels } from "../../../src/calico/shared/tunnels.js";
 import { inPlaceWindowWarning } from "../../../src/calico/shared/tunnel-pool.js";
 import { start } from "../../support/sim-cluster.js";
 import { asBackend, podsBackend } from "../../../src/calico/shared/routing.js";
-import { targetOf } from "../../../src/migrate/executor.js";
+import { targetOf } from "../../../src/migrate/rollback.js";
 import { writeContext } from "../../support/builders.js";
 
 const CTX = writeContext();
