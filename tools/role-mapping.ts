@@ -1,8 +1,8 @@
 /**
  * The calico_encap role's mapping from Kubespray's variables to the modules' options, read from the one place it
  * is written (ansible/roles/calico_encap/vars/main.yml, with the role's own defaults from defaults/main.yml), and
- * the README table made from it. `node dist/tools/role-mapping.js` prints the table; a unit test keeps the
- * README's copy, the task files, the argument specs and the schemas in step with it.
+ * the table made from it. `node dist/tools/role-mapping.js` prints the table; a unit test keeps docs/reference.md's
+ * copy, the task files, the argument specs and the schemas in step with it.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -163,7 +163,7 @@ export async function loadRoleMapping(root = repoRoot): Promise<MappingRow[]> {
 const code = (v: unknown): string =>
   `\`${(typeof v === "string" && v !== "" ? v : JSON.stringify(v)).replaceAll("|", "\\|")}\``;
 
-/** The README table: one row per option, in the order of vars/main.yml. */
+/** The table of docs/reference.md: one row per option, in the order of vars/main.yml. */
 export function mappingTable(rows: MappingRow[]): string {
   const modules = ["calico_pool_check", "calico_encap_migrate"];
   const lines = [
