@@ -20,7 +20,7 @@ help:
 	@echo "make setup            npm ci, build, Python virtualenv (.venv) with ansible-core, molecule, ansible-lint, the collection"
 	@echo "make collection       the Ansible collection calico_encap.kubespray with the backend bundled (dist/collection/)"
 	@echo "make changelog        CHANGELOG.md generated from changelogs/ (antsibull-changelog; a change adds a fragment to changelogs/fragments/)"
-	@echo "make test-collection  ansible-test sanity (ansible-core 2.16 and 2.19; all four in the full tier), ansible-lint and the changelog check on the collection"
+	@echo "make test-collection  ansible-test sanity (ansible-core 2.16 and 2.19; all four in the full tier), ansible-lint, the changelog check and galaxy-importer on the collection"
 	@echo "make test-unit        unit tests (no cluster)"
 	@echo "make test-ansible-versions  test/ansible (test-ansible-suites, no lab) and the installed collection on the lab (test-ansible-versions-lab) with Kubespray's Ansible 9, 10, 11"
 	@echo "make test             lint, unit, real Ansible, Molecule, the lab: one case per class (its budget: 45 min cold)"
@@ -58,8 +58,11 @@ setup: build $(STAMPS)/venv $(STAMPS)/debian
 
 # The Ansible collection calico_encap.kubespray (tools/collection.ts): ansible/, the documentation modules and the
 # backend bundled into one file, as dist/collection/calico_encap-kubespray-VERSION.tar.gz.
+# A publisher gives the public repository's URL (REPOSITORY=, and ISSUES=, DOCUMENTATION=): galaxy.yml's fields, which
+# Galaxy requires; without them the build is for local use and says so.
 collection: build $(STAMPS)/venv
-	node dist/tools/collection.js dist/collection
+	GALAXY_REPOSITORY="$(REPOSITORY)" GALAXY_ISSUES="$(ISSUES)" GALAXY_DOCUMENTATION="$(DOCUMENTATION)" \
+	  node dist/tools/collection.js dist/collection
 
 # CHANGELOG.md from changelogs/ (antsibull-changelog, changelogs/config.yaml). A change adds a fragment to
 # changelogs/fragments/; a release runs `antsibull-changelog release --version X` (galaxy.yml's version comes from
@@ -144,7 +147,7 @@ endif
 # runs the installed collection with it and no node on PATH.
 COLLECTION_VENV := kubespray-v2.31.0+collection
 venvs:
-	@for v in $(ANSIBLE_VERSIONS) $(addsuffix -molecule,$(MOLECULE_ANSIBLE_VERSIONS)) $(SEED_VENVS) $(COLLECTION_VENV); do \
+	@for v in $(ANSIBLE_VERSIONS) $(addsuffix -molecule,$(MOLECULE_ANSIBLE_VERSIONS)) $(SEED_VENVS) $(COLLECTION_VENV) galaxy-importer; do \
 	  bash test/ansible-versions/venv.sh $$v >/dev/null || echo "venv $$v failed; the stage that needs it builds it again"; \
 	done
 # test/ansible with Kubespray's Ansible needs no lab: make test runs it beside the lab's Go builds (test-ansible-suites),
@@ -194,6 +197,7 @@ test-collection: setup
 	bash test/collection/sanity.sh $(TARBALL) $$venvs $(VENV) || failed="$$failed sanity"; \
 	bash test/collection/lint.sh $(TARBALL) || failed="$$failed ansible-lint"; \
 	bash test/collection/changelog.sh $(TARBALL) $(VENV) || failed="$$failed changelog"; \
+	bash test/collection/importer.sh "$$(bash test/ansible-versions/venv.sh galaxy-importer)" || failed="$$failed galaxy-importer"; \
 	if [ -n "$$failed" ]; then echo "test-collection: failed:$$failed"; exit 1; fi
 
 # The integration tests start the lab with the seed profile each needs, and stop it. make test and test-full put

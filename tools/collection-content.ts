@@ -25,7 +25,27 @@ export const BACKEND_PATH = "backend/calico-encap.mjs";
  * galaxy still writes them as null into the tarball's MANIFEST.json, as it does every key of its schema); an empty
  * dependencies or build_ignore is the default.
  */
-export function galaxyYml(version: string): string {
+/**
+ * Where a published collection's users find its source, issues and documentation (galaxy.yml's repository, issues
+ * and documentation). A publisher gives them to `make collection` (REPOSITORY=, ISSUES=, DOCUMENTATION=); without a
+ * repository the build is for local use, which Galaxy and galaxy-importer refuse.
+ */
+export interface GalaxyLinks {
+  repository?: string;
+  issues?: string;
+  documentation?: string;
+}
+
+/** The links a build was given in its environment (GALAXY_REPOSITORY, GALAXY_ISSUES, GALAXY_DOCUMENTATION). */
+export function galaxyLinksFrom(env: NodeJS.ProcessEnv): GalaxyLinks {
+  const links: GalaxyLinks = {};
+  if (env.GALAXY_REPOSITORY) links.repository = env.GALAXY_REPOSITORY;
+  if (env.GALAXY_ISSUES) links.issues = env.GALAXY_ISSUES;
+  if (env.GALAXY_DOCUMENTATION) links.documentation = env.GALAXY_DOCUMENTATION;
+  return links;
+}
+
+export function galaxyYml(version: string, links: GalaxyLinks = {}): string {
   return stringify({
     namespace: NAMESPACE,
     name: NAME,
@@ -36,6 +56,7 @@ export function galaxyYml(version: string): string {
       "Kubespray-aware preflight (calico_pool_check) and live IPIP/VXLAN migration (calico_encap_migrate) for Calico, backed by a bundled Node.js program run on the controller",
     license: ["Apache-2.0"],
     tags: ["kubernetes", "calico", "kubespray", "networking"],
+    ...links,
   });
 }
 

@@ -24,6 +24,7 @@ import {
   fqcnLookups,
   fqcnModules,
   LOOKUPS,
+  galaxyLinksFrom,
   galaxyYml,
   moduleFile,
   DOC_FRAGMENT,
@@ -193,7 +194,13 @@ async function main(argv: readonly string[]): Promise<number> {
   await write(root, "meta/execution-environment.yml", ee.meta);
   await write(root, "meta/bindep.txt", ee.bindep);
   await cp(join(repoRoot, "ansible", "requirements.txt"), join(root, "requirements.txt"));
-  await write(root, "galaxy.yml", galaxyYml(version));
+  const links = galaxyLinksFrom(process.env);
+  if (!links.repository)
+    process.stderr.write(
+      "calico_encap.kubespray is built for local use: galaxy.yml has no repository, which Galaxy requires. To publish, " +
+        "give the public repository's URL: make collection REPOSITORY=<url> [ISSUES=<url>] [DOCUMENTATION=<url>].\n",
+    );
+  await write(root, "galaxy.yml", galaxyYml(version, links));
   // The licence the collection is under (galaxy.yml's license), and its changelog, which Galaxy shows: antsibull-
   // changelog's changelogs/changelog.yaml and the CHANGELOG.md generated from it (changelogs/config.yaml).
   await cp(join(repoRoot, "LICENSE"), join(root, "LICENSE"));
