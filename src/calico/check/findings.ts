@@ -2,6 +2,11 @@
 
 import type { Finding } from "../shared/model.js";
 
+/** The object Kubespray renders the backend into. */
+export const CONFIGMAP = "ConfigMap kube-system/calico-config";
+/** The module a remedy points to. */
+export const MIGRATE = "calico_encap_migrate";
+
 /** A finding from named fields, so the live and the inventory value cannot be swapped; keys in the schema's order. */
 export function finding(f: Finding): Finding {
   const { id, object, field, live, inventory, variable, severity, why, remedy } = f;

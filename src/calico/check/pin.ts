@@ -1,6 +1,6 @@
 // pin_vars: the inventory lines that keep today's cluster exactly as it is.
 
-import { managedPool } from "./compare.js";
+import { managedPool } from "./pool-findings.js";
 import { liveDatastore, liveFamily } from "../shared/deployment.js";
 import { kubesprayVariable, POOL_OPTIONS } from "../shared/kubespray.js";
 import type { Desired, Live } from "../shared/model.js";
