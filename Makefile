@@ -14,7 +14,7 @@ MOCHA := mocha --require $(CURDIR)/dist/test/support/chai-config.js --reporter $
 
 -include test/lab/lab.mk
 
-.PHONY: help setup build collection changelog generate check-generated lint test-unit test-ansible test-ansible-versions test-ansible-suites test-ansible-versions-lab venvs test-collection test-integration seed-era-build kwok-build test-seed-era test-cluster-routes test-lab-queue test-lab-slot test-molecule test test-full test-tier test-times bench bench-scale bench-scale-migrate fixtures demo clean
+.PHONY: help setup build collection changelog generate check-generated lint test-unit test-ansible test-ansible-versions test-ansible-suites test-ansible-versions-lab venvs lines-venvs test-collection test-integration seed-era-build kwok-build test-seed-era test-cluster-routes test-lab-queue test-lab-slot test-molecule test test-full test-tier test-times bench bench-scale bench-scale-migrate fixtures demo clean
 
 help:
 	@echo "make setup            npm ci, build, Python virtualenv (.venv) with ansible-core, molecule, ansible-lint, the collection"
@@ -146,6 +146,15 @@ endif
 # A Kubespray v2.31.0 user's venv with the collection's Python requirements (the Node.js wheel): test/ansible/node.test
 # runs the installed collection with it and no node on PATH.
 COLLECTION_VENV := kubespray-v2.31.0+collection
+# The venvs of the Kubespray lines kubespray-lines.test runs on their own Ansible (quick tier; the full tier builds the
+# rest where a test asks): make test builds them in the background from its start, beside the Go builds, so that the
+# lab slot that runs the file does not (issue 50: cold, kubespray-lines took 707 s of slot A, building them). A test
+# that asks for one still being built waits on venv.sh's lock.
+LINES_VENVS := kubespray-v2.20.0 kubespray-v2.22.2 kubespray-v2.23.3 kubespray-v2.24.3 10.7.0
+lines-venvs:
+	@for v in $(LINES_VENVS); do \
+	  bash test/ansible-versions/venv.sh $$v >/dev/null || echo "venv $$v failed; kubespray-lines.test builds it again"; \
+	done
 venvs:
 	@for v in $(ANSIBLE_VERSIONS) $(addsuffix -molecule,$(MOLECULE_ANSIBLE_VERSIONS)) $(SEED_VENVS) $(COLLECTION_VENV) galaxy-importer; do \
 	  bash test/ansible-versions/venv.sh $$v >/dev/null || echo "venv $$v failed; the stage that needs it builds it again"; \
@@ -353,6 +362,7 @@ test-tier:
 	  if nice -n 19 $(STAGE) kwok-build $(MAKE) $(BUILT) kwok-build; then s=done; else s=failed; fi; \
 	  bash test/lab-queue.sh built $(LAB_QUEUE) kwok $$s; [ $$s = done ] || echo " kwok-build" >>.cache/background-builds.failed ) 2>&1 | \
 	  sed -u 's/^/[seed-era-build] /' & seed_era=$$!; \
+	( nice -n 10 $(STAGE) lines-venvs $(MAKE) $(BUILT) lines-venvs || true ) 2>&1 | sed -u 's/^/[lines-venvs] /' & lines_venvs=$$!; \
 	( $(STAGE) venvs $(MAKE) $(BUILT) venvs || true; \
 	  $(STAGE) test-collection $(MAKE) $(BUILT) test-collection || echo " test-collection" >.cache/collection.failed ) 2>&1 | \
 	  sed -u 's/^/[venvs] /' & venvs=$$!; \
@@ -370,7 +380,7 @@ test-tier:
 	    $(STAGE) "slot b: $$stage" $(MAKE) $(BUILT) $$stage || echo " $$stage" >>.cache/slot-b.failed; \
 	  done; \
 	  $(MAKE) $(BUILT) test-lab-slot SLOT="slot b" || echo " slot-b-lab-tests" >>.cache/slot-b.failed ) 2>&1 | sed -u 's/^/[slot b] /' & slot_b=$$!; \
-	wait $$slot_a; wait $$slot_b; \
+	wait $$slot_a; wait $$slot_b; wait $$lines_venvs; \
 	[ ! -f .cache/slot-a.failed ] || failed="$$failed $$(tr -d '\n' <.cache/slot-a.failed)"; \
 	wait $$seed_era; [ ! -f .cache/background-builds.failed ] || failed="$$failed $$(tr -d '\n' <.cache/background-builds.failed)"; \
 	[ ! -f .cache/slot-b.failed ] || failed="$$failed $$(tr -d '\n' <.cache/slot-b.failed)"; \
