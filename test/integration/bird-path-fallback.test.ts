@@ -321,7 +321,10 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
     return run;
   }
   before(async () => {
-    lab = await labUp("kubespray-2.18", NODE_COUNT);
+    // Every node real (a network namespace with calico-node), not only the lab's first three.
+    lab = await labUp("kubespray-2.18", NODE_COUNT, undefined, {
+      LAB_DATAPLANE_NODES: String(NODE_COUNT),
+    });
     expect(realCalicoNode(lab), "the real calico-node runs on the nodes").to.equal(true);
     inventory = inventoryOf(lab);
     felixPathIn = hasClusterRoutes(lab.env.LAB_CALICO_RELEASE ?? null);
