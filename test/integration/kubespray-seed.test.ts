@@ -184,12 +184,20 @@ describe("The seed's users: a Kubespray v2.18.2 cluster, v2.19.1's own check and
   describe("the parity matrix on the cluster v2.18.2 installed (IPIP Always, bird, blockSize 24)", () => {
     parityMatrix("IPIP/bird/24", () => lab, [
       ...matrixRows(MATRIX_RELEASES),
-      // The full tier: a fork of every other line at its defaults on the cluster v2.18.2 installed (issue 51).
+      // The full tier: a fork of every other line at its defaults on the cluster v2.18.2 installed, and a fork of
+      // master (v2.31.0's tree, its galaxy.yml 2.32.0), all of which block (issue 51).
       ...(TIER === "full"
-        ? KUBESPRAY_RELEASES.filter((r) => !MATRIX_RELEASES.includes(r)).map((release) => ({
-            release,
-            inventory: "the release's defaults",
-          }))
+        ? [
+            ...KUBESPRAY_RELEASES.filter((r) => !MATRIX_RELEASES.includes(r)).map((release) => ({
+              release,
+              inventory: "the release's defaults",
+            })),
+            {
+              release: "v2.31.0" as const,
+              inventory: "the release's defaults",
+              galaxyVersion: "2.32.0",
+            },
+          ]
         : []),
     ]);
     it("Kubespray's own check can refuse, and passes the seed's inventory that its role breaks with", () => {

@@ -20,6 +20,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -117,6 +118,14 @@ export async function kubesprayVenv(release: KubesprayRelease): Promise<string> 
   return r.stdout.trim();
 }
 
+/** The fork in DIR (linkFork) with its own galaxy.yml: the tree's, its version VERSION. */
+function relabelFork(tree: string, dir: string, version: string): void {
+  const galaxy = readFileSync(join(tree, "galaxy.yml"), "utf8");
+  if (!/^version: .*$/m.test(galaxy)) throw new Error(`${tree}/galaxy.yml has no version line`);
+  rmSync(join(dir, "galaxy.yml"));
+  writeFileSync(join(dir, "galaxy.yml"), galaxy.replace(/^version: .*$/m, `version: ${version}`));
+}
+
 /** Kubespray's defaults role: kubespray-defaults until it was renamed kubespray_defaults (both exist in between). */
 function defaultsRole(tree: string): string {
   return existsSync(join(tree, "roles", "kubespray_defaults"))
@@ -154,6 +163,11 @@ export interface KubesprayRun {
   vars?: Record<string, unknown>;
   /** Default: ["calico"], Kubespray's role alone. */
   plays?: KubesprayPlay[];
+  /**
+   * The fork's galaxy.yml says this version, its roles the release's: a fork of master (2.32.0 on v2.31.0's tree), a
+   * release the project was never told about; its defaults come from its tree as any fork's do.
+   */
+  galaxyVersion?: string;
 }
 
 /** Kubespray's inventory for the lab: node-1 in every group the Calico role reads. */
@@ -386,6 +400,7 @@ export async function kubesprayPlaybook(lab: Lab, run: KubesprayRun): Promise<Ku
   // The play at the root of a fork of the release, as its cluster.yml, where the role calico_encap finds the
   // fork's own defaults (tasks/fork_defaults.yml).
   linkFork(tree, dir);
+  if (run.galaxyVersion) relabelFork(tree, dir, run.galaxyVersion);
   const runRoles = join(dir, "run-roles");
   linkCalicoRoleDefaults(tree, runRoles);
   const plays = run.plays ?? ["calico"];

@@ -102,9 +102,25 @@ export function matrixSummary(): string {
   );
 }
 
+/** A row of the matrix: a release's tree (galaxyVersion: relabelled, a fork of master) and one of INVENTORIES. */
+export interface MatrixCase {
+  release: KubesprayRelease;
+  inventory: string;
+  /** The fork's galaxy.yml says this version (KubesprayRun.galaxyVersion). */
+  galaxyVersion?: string;
+}
+
+/** How a case names its fork: the release, or the release's tree as a fork whose galaxy.yml says another version. */
+export function forkName(c: Pick<MatrixCase, "release" | "galaxyVersion">): string {
+  return c.galaxyVersion
+    ? `a fork whose galaxy.yml says ${c.galaxyVersion} (Kubespray ${c.release}'s tree)`
+    : `Kubespray ${c.release}`;
+}
+
 export interface MatrixRow {
   state: string;
   release: KubesprayRelease;
+  galaxyVersion?: string;
   inventory: string;
   /** The release's role would write what the cluster has (the settings play against the live objects). */
   matches: boolean;
@@ -119,18 +135,19 @@ export const matrix: MatrixRow[] = [];
  * held to what the release's Calico role would write (the settings play; where the release's install.yml keeps an
  * existing pool's blockSize, the live pool's, as that task merges it). The caller picks the rows for its tier.
  */
-export function parityMatrix(
-  state: string,
-  lab: () => Lab,
-  rows: { release: KubesprayRelease; inventory: string }[],
-): void {
-  for (const { release, inventory } of rows) {
+export function parityMatrix(state: string, lab: () => Lab, rows: MatrixCase[]): void {
+  for (const { release, inventory, galaxyVersion } of rows) {
     const vars = INVENTORIES.find(([i]) => i === inventory)?.[1];
     if (vars === undefined) throw new Error(`no inventory named ${inventory}`);
-    it(`${state}, Kubespray ${release} (ansible ${KUBESPRAY_ANSIBLE[release]}), ${inventory}: the preflight passes exactly where the role would write what the cluster has`, async () => {
+    it(`${state}, ${forkName({ release, galaxyVersion })} (ansible ${KUBESPRAY_ANSIBLE[release]}), ${inventory}: the preflight passes exactly where the role would write what the cluster has`, async () => {
       const before = await everyResourceVersion(lab());
       const live = await liveSettings(lab());
-      const pre = await runKubespray(lab(), { release, vars, plays: ["settings", "preflight"] });
+      const pre = await runKubespray(lab(), {
+        release,
+        vars,
+        plays: ["settings", "preflight"],
+        ...(galaxyVersion ? { galaxyVersion } : {}),
+      });
       const rendered = parseSettings(pre.output);
       const settings = keepsPoolBlockSize(release)
         ? { ...rendered, blockSize: live.blockSize }
@@ -142,11 +159,17 @@ export function parityMatrix(
       expect(pre.output, "the preflight ran (the release known)").to.match(
         /TASK \[calico_encap\.kubespray\.calico_encap : Compare the inventory's Calico settings with the live cluster\]/,
       );
-      const check = await runKubespray(lab(), { release, vars, plays: ["check"] });
+      const check = await runKubespray(lab(), {
+        release,
+        vars,
+        plays: ["check"],
+        ...(galaxyVersion ? { galaxyVersion } : {}),
+      });
       expect(check.exitCode, check.output).to.be.oneOf([0, 2]);
       const row: MatrixRow = {
         state,
         release,
+        ...(galaxyVersion ? { galaxyVersion } : {}),
         inventory,
         matches,
         preflight: pre.exitCode === 0 ? "passes" : "blocks",
