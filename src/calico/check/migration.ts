@@ -3,7 +3,7 @@
 import { targetFromOptions } from "../shared/kubespray.js";
 import type { Desired, Finding, Live } from "../shared/model.js";
 import { refusal } from "../plan/plan.js";
-import { poolEnteringVxlan, tunnelPoolAdvice } from "../shared/tunnel-pool.js";
+import { poolEntering, tunnelPoolAdvice } from "../shared/tunnel-pool.js";
 import { ipipTunnelPoolAdvice, ipipTunnelPoolApplies } from "../shared/cluster-routes.js";
 
 /** The tunnel pool options that apply to the hint's migration of a pool, in the hint's words ("" when none). */
@@ -122,7 +122,7 @@ export function migrationHint(
   const keep = immutable.length
     ? ` It does not change ${immutable.map((f) => `${f.object} ${f.field}`).join(", ")} (immutable): keep ${immutable.map((f) => `${f.variable}: ${String(f.live)}`).join(", ")} in the inventory.`
     : "";
-  const entering = poolEnteringVxlan(live.pools, target.pools);
+  const entering = poolEntering(live.pools, target.pools, "vxlan");
   const intoIpip = ipipTunnelPoolApplies(live, target);
   const applies = {
     tunnel_pool_cidr_applies: entering !== null,

@@ -11,6 +11,7 @@ import { containsAddress, parseCidr } from "../shared/cidr.js";
 import { routesPath, switchingPool } from "../shared/cluster-routes.js";
 import { isOn } from "../shared/model.js";
 import { someNames } from "../shared/names.js";
+import { switchedInto } from "../shared/pool-switch.js";
 import type { Live } from "../shared/model.js";
 import type { ClusterObservation, Target } from "../shared/observation.js";
 import { isTunnelOnly, tunnelPoolCidrOf } from "../shared/tunnel-pool.js";
@@ -47,13 +48,12 @@ export interface FallbackRoute {
   peer: string;
 }
 
-/** Whether a write switches a pool between IPIP and VXLAN: the write stop_before: pool_switch stops before. */
+/**
+ * Whether a write switches a pool between IPIP and VXLAN (pool-switch.ts): the write stop_before: pool_switch stops
+ * before.
+ */
 export function isPoolSwitch(write: Write | null): boolean {
-  if (write?.kind !== "pool") return false;
-  const { from, set } = write;
-  return (
-    (isOn(from.ipipMode) && isOn(set.vxlanMode)) || (isOn(from.vxlanMode) && isOn(set.ipipMode))
-  );
+  return write?.kind === "pool" && switchedInto(write.from, write.set) !== null;
 }
 
 /**

@@ -1,8 +1,8 @@
 // A check the executor makes after a pool's switch into VXLAN: with the tunnel pool in place beforehand, no node's
 // VXLAN tunnel address moved across it (tunnel-pool.ts says why that matters). Pure.
 
-import { isOn } from "../shared/model.js";
 import type { ClusterObservation } from "../shared/observation.js";
+import { encapEntered } from "../shared/pool-switch.js";
 import type { Write } from "./plan.js";
 import { isTunnelOnly, tunnelPoolName } from "../shared/tunnel-pool.js";
 
@@ -18,9 +18,8 @@ export function vtepsMovedAtSwitch(
   after: ClusterObservation,
 ): string | null {
   if (write?.kind !== "pool") return null;
-  const entering = (mode: "ipipMode" | "vxlanMode"): boolean =>
-    !isOn(write.from[mode]) && isOn(write.set[mode]);
-  const encap = entering("vxlanMode") ? "vxlan" : entering("ipipMode") ? "ipip" : null;
+  // Any pool that enters the encapsulation, a switch or not (pool-switch.ts): its tunnel pool serves both.
+  const encap = encapEntered(write.from, write.set);
   if (encap === null) return null;
   const tunnel = before.live.pools.find(
     (p) => p.name === tunnelPoolName(write.pool, encap) && isTunnelOnly(p),

@@ -17,8 +17,8 @@
 
 import { poolsUsing } from "./felix.js";
 import type { FelixFlags, Live, Pool } from "./model.js";
-import { isOn } from "./model.js";
 import type { Target } from "./observation.js";
+import { switchedInto } from "./pool-switch.js";
 import { calicoAtLeast } from "./rules.js";
 import type { TunnelEncap } from "./tunnel-pool.js";
 import {
@@ -79,15 +79,20 @@ export interface RoutesPath {
   why: string;
 }
 
-/** The pool that switches between IPIP and VXLAN, and the encapsulation it moves into; null when none does. */
+/**
+ * The pool that switches between IPIP and VXLAN (pool-switch.ts), and the encapsulation it moves into; null when none
+ * does. Into VXLAN first: the pool that enters it (poolEntering), if it had IPIP on; else the one that enters IPIP, if
+ * it had VXLAN on.
+ */
 export function switchingPool(
   pools: Live["pools"],
   target: Target,
 ): { pool: Live["pools"][number]; encap: TunnelEncap } | null {
-  const intoVxlan = poolEntering(pools, target.pools, "vxlan");
-  if (intoVxlan && isOn(intoVxlan.pool.ipipMode)) return { pool: intoVxlan.pool, encap: "vxlan" };
-  const intoIpip = poolEntering(pools, target.pools, "ipip");
-  if (intoIpip && isOn(intoIpip.pool.vxlanMode)) return { pool: intoIpip.pool, encap: "ipip" };
+  for (const encap of ["vxlan", "ipip"] as const) {
+    const entering = poolEntering(pools, target.pools, encap);
+    if (entering && switchedInto(entering.pool, entering.to) === encap)
+      return { pool: entering.pool, encap };
+  }
   return null;
 }
 

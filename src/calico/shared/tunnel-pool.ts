@@ -13,7 +13,8 @@
 import { cidrsOverlap, containsAddress, parseCidr } from "./cidr.js";
 import type { EncapMode, Pool } from "./model.js";
 import { isOn } from "./model.js";
-import type { NodeObservation, Target } from "./observation.js";
+import type { NodeObservation, Target, TargetPool } from "./observation.js";
+import { turnsOn } from "./pool-switch.js";
 
 /**
  * What an IPIP -> VXLAN switch costs in traffic, as measured on the lab's real calico-node (test/bench/FIGURES.md),
@@ -124,29 +125,20 @@ export function tunnelPoolManifest(
 }
 
 /**
- * The one IPv4 workload pool that moves into the encapsulation (its mode turns on), when a tunnel pool applies;
- * else null.
+ * The one IPv4 workload pool that enters the encapsulation (its mode turns on: pool-switch.ts), with its target,
+ * when a tunnel pool applies; else null. `count`: how many such pools there are.
  */
 export function poolEntering(
   pools: readonly Pool[],
   target: Target["pools"],
   encap: TunnelEncap,
-): { pool: Pool; count: number } | null {
-  const mode = encap === "vxlan" ? "vxlanMode" : "ipipMode";
-  const entering = workloadPools(pools).filter((p) => {
-    const t = target.find((x) => x.name === p.name);
-    return p.ipVersion === 4 && t !== undefined && !isOn(p[mode]) && isOn(t[mode]);
+): { pool: Pool; to: TargetPool; count: number } | null {
+  const entering = workloadPools(pools).flatMap((p) => {
+    const to = target.find((x) => x.name === p.name);
+    return p.ipVersion === 4 && to !== undefined && turnsOn(p, to, encap) ? [{ pool: p, to }] : [];
   });
   const first = entering[0];
-  return first ? { pool: first, count: entering.length } : null;
-}
-
-/** The one IPv4 pool that moves into VXLAN (its vxlanMode turns on), when the tunnel pool applies; else null. */
-export function poolEnteringVxlan(
-  pools: readonly Pool[],
-  target: Target["pools"],
-): { pool: Pool; count: number } | null {
-  return poolEntering(pools, target, "vxlan");
+  return first ? { ...first, count: entering.length } : null;
 }
 
 /** The tunnel pool this migration creates before its pool moves into the encapsulation: null without its option,
@@ -176,7 +168,7 @@ export function inPlaceWindowWarning(
   nodes: readonly Pick<NodeObservation, "tunnel">[] = [],
 ): string | null {
   if (target.tunnelPoolCidr) return null;
-  const entering = poolEnteringVxlan(pools, target.pools);
+  const entering = poolEntering(pools, target.pools, "vxlan");
   if (!entering) return null;
   const tunnel = pools.find(
     (p) =>
