@@ -17,6 +17,18 @@ export function commandLine(argv: readonly string[]): string {
     .join(" ");
 }
 
+/** The coreutils the commands on the target run through (the bridge's batch: timeout, base64, mktemp). */
+const COREUTILS = ["timeout", "base64", "mktemp"];
+
+/**
+ * The command a shell says it could not find ("sh: 1: timeout: not found", "bash: line 1: base64: command not found",
+ * the batch's "calico-encap-batch: mktemp not found on the target"), by its base name; null when the stderr names none.
+ */
+export function missingTool(stderr: string): string | null {
+  const m = /(?:^|[\s:])([^\s:]+):? (?:command )?not found/.exec(stderr);
+  return m?.[1] ? basename(m[1]) : null;
+}
+
 export class DatastoreError extends Error {
   constructor(
     readonly argv: readonly string[],
@@ -34,10 +46,19 @@ export class DatastoreError extends Error {
    */
   static failed(argv: readonly string[], r: CommandResult, todo: string): DatastoreError {
     if (commandMissing(r)) {
+      const observed = `failed with exit code ${RC_NOT_FOUND} (command not found), stderr: ${excerpt(r.stderr)}`;
+      const tool = missingTool(r.stderr);
+      if (tool !== null && COREUTILS.includes(tool))
+        return new DatastoreError(
+          argv,
+          observed,
+          `${tool} to run`,
+          `Install coreutils (${COREUTILS.join(", ")}: the commands run through them) on the host that runs the commands (the task's target).`,
+        );
       const name = argv[0] ?? "the command";
       return new DatastoreError(
         argv,
-        `failed with exit code ${RC_NOT_FOUND} (command not found), stderr: ${excerpt(r.stderr)}`,
+        observed,
         `${name} to run`,
         `Install ${basename(name)} on the host that runs the commands (the task's target), or set the option that names its path (kubectl_path, calicoctl_path) to where it is.`,
       );

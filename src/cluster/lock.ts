@@ -70,6 +70,11 @@ function lostToAnotherRun(r: CommandResult): boolean {
   return !commandMissing(r) && CONFLICT.test(r.stderr);
 }
 
+/** Whether a Lease write failed because the Lease is gone (deleted, as a refusal advises an operator to do). */
+function leaseGone(r: CommandResult): boolean {
+  return !commandMissing(r) && /\(NotFound\)/.test(r.stderr);
+}
+
 export class Lock {
   /** The Lease as this run last wrote it: renewals and the release replace exactly that version. */
   private held: { resourceVersion: string; acquiredMs: number } | null = null;
@@ -110,14 +115,18 @@ export class Lock {
     );
   }
 
-  /** Replaces the Lease at the version it was seen at; another run writing it first refuses this one. */
-  private async takeOver(seen: LeaseState, why: string): Promise<void> {
+  /**
+   * Replaces the Lease at the version it was seen at; another run writing it first refuses this one. False when the
+   * Lease is gone meanwhile (an operator deleted it): the caller creates it.
+   */
+  private async takeOver(seen: LeaseState, why: string): Promise<boolean> {
     const nowMs = this.o.clock.now();
     const r = await this.apply(
       "replace",
       leaseObject(this.o.holder, nowMs, this.o.durationSeconds, seen.resourceVersion),
     );
     if (r.rc !== 0) {
+      if (leaseGone(r)) return false;
       if (lostToAnotherRun(r))
         throw new LockRefused(
           `another calico_encap_migrate run took Lease ${NAME} at the same moment; re-run later.`,
@@ -126,6 +135,7 @@ export class Lock {
     }
     if (seen.holder) this.o.log?.(1, `took over Lease ${NAME} from ${seen.holder}: ${why}`);
     this.held = { resourceVersion: writtenVersion(r.stdout), acquiredMs: nowMs };
+    return true;
   }
 
   private refused(s: LeaseState, why: string): LockRefused {
@@ -147,13 +157,20 @@ export class Lock {
         firstSeenMs = clock.now();
         continue;
       }
-      if (seen.holder === "" || seen.holder === this.o.holder)
-        return this.takeOver(seen, "it was released");
+      // The Lease deleted between this run's read and its take-over is created anew (the loop's first branch).
+      if (seen.holder === "" || seen.holder === this.o.holder) {
+        if (await this.takeOver(seen, "it was released")) return;
+        seen = null;
+        continue;
+      }
       // A holder on this host whose process is gone is taken over at once. One whose PID is alive is watched like
       // any other: the PID may be another process's now, and only a renewal shows the run is still there.
       const pid = pidHere(seen.holder, this.o.here);
-      if (pid !== null && !(this.o.alive ?? pidAlive)(pid))
-        return this.takeOver(seen, `its process ${pid} is gone on this host`);
+      if (pid !== null && !(this.o.alive ?? pidAlive)(pid)) {
+        if (await this.takeOver(seen, `its process ${pid} is gone on this host`)) return;
+        seen = null;
+        continue;
+      }
       const durationMs = seen.durationSeconds * 1000;
       if (durationMs > this.o.maxWatchSeconds * 1000)
         throw this.refused(
@@ -161,11 +178,12 @@ export class Lock {
           `this run would take it over only once it has seen it unrenewed for ${seen.durationSeconds} s, longer than wait_timeout (${this.o.maxWatchSeconds} s)`,
         );
       const watched = clock.now() - firstSeenMs;
-      if (watched >= durationMs)
-        return this.takeOver(
-          seen,
-          `not renewed in the ${seen.durationSeconds} s since this run first saw it`,
-        );
+      if (watched >= durationMs) {
+        const why = `not renewed in the ${seen.durationSeconds} s since this run first saw it`;
+        if (await this.takeOver(seen, why)) return;
+        seen = null;
+        continue;
+      }
       if (!announced)
         this.o.log?.(
           1,
@@ -265,10 +283,45 @@ export class Lock {
       return;
     }
     if (lostToAnotherRun(r)) {
-      this.held = null;
       const now = await this.read().catch(() => null);
+      // This run's own earlier renewal was applied though kubectl never said so (it timed out, or its answer was
+      // lost): the Lease still names this run, at a version it did not see. Renewed once at that version.
+      if (
+        now !== null &&
+        now.holder === this.o.holder &&
+        now.resourceVersion !== "" &&
+        now.resourceVersion !== held.resourceVersion
+      ) {
+        this.o.log?.(
+          2,
+          `Lease ${NAME} is at a version this run wrote without seeing it (${now.resourceVersion}); renewing from it`,
+        );
+        const again = await this.apply(
+          "replace",
+          leaseObject(
+            this.o.holder,
+            this.o.clock.now(),
+            this.o.durationSeconds,
+            now.resourceVersion,
+            held.acquiredMs,
+          ),
+        );
+        if (again.rc === 0) {
+          this.held = { ...held, resourceVersion: writtenVersion(again.stdout) };
+          return;
+        }
+        if (!lostToAnotherRun(again))
+          throw DatastoreError.failed(
+            argv,
+            again,
+            "The Lease could not be renewed; check that the apiserver answers and the kubeconfig may update Leases in kube-system.",
+          );
+      }
+      this.held = null;
+      const holder =
+        now?.holder === this.o.holder ? (await this.read().catch(() => null))?.holder : now?.holder;
       throw new LockLost(
-        `Lease ${NAME} is no longer held by this run (holder now ${now?.holder || "none"}): another run may be migrating; this run stopped before its next write. Re-run when that run is finished.`,
+        `Lease ${NAME} is no longer held by this run (holder now ${holder || "none"}): another run may be migrating; this run stopped before its next write. Re-run when that run is finished.`,
       );
     }
     throw DatastoreError.failed(

@@ -324,6 +324,47 @@ describe("the Lease lock", () => {
     expect(api.holder()).to.equal("ctl/2/n2/boot-1/4026531836");
   });
 
+  it("a renewal kubectl timed out on but the apiserver applied: the next renewal goes on from this run's own version, no LockLost", async () => {
+    const api = new LeaseEndpoint();
+    const clock = new FakeClock();
+    const a = lock(api, clock, HOST, 1);
+    await a.acquire();
+    // The apiserver applies the renewal, kubectl times out before printing it: this run keeps the version before.
+    const applied = api.lease?.metadata.resourceVersion;
+    const timedOut = api.run.bind(api);
+    api.run = async (argv, o) => {
+      const r = await timedOut(argv, o);
+      api.run = timedOut;
+      return { ...r, rc: 124, stdout: "", timedOut: true };
+    };
+    const first = await rejection(a.renew());
+    expect(first.message).to.match(/timed out/);
+    expect(api.lease?.metadata.resourceVersion).to.not.equal(applied);
+    await clock.sleep(2000);
+    await a.renew();
+    expect(api.holder()).to.equal("ctl/1/n1/boot-1/4026531836");
+    await a.renew();
+    await a.release();
+    expect(api.holder()).to.equal("");
+  });
+
+  it("a Lease deleted between this run's read and its take-over (as the refusal advises) is created anew, not refused as another run's", async () => {
+    const api = new LeaseEndpoint();
+    const clock = new FakeClock();
+    await lock(api, clock, HOST, 1).acquire();
+    // After the second run's create (AlreadyExists) and its read, an operator deletes the Lease.
+    api.afterNext = () => {
+      api.afterNext = () => {
+        api.lease = null;
+        return Promise.resolve();
+      };
+      return Promise.resolve();
+    };
+    await lock(api, clock, HOST, 2, () => false).acquire();
+    expect(api.holder()).to.equal("ctl/2/n2/boot-1/4026531836");
+    expect(api.verbs).to.deep.equal(["create", "create", "get", "replace", "create"]);
+  });
+
   describe("a kubectl the shell cannot find (exit 127)", () => {
     const SHELLS = [
       "sh: 1: /usr/local/bin/kubectl: not found",
