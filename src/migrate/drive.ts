@@ -1,8 +1,11 @@
 // The step loop: plan from the settled cluster, write the first step, wait until it settles, and again, until the
-// plan is empty, a step does not settle, or the step stop_before names is next. Forward and rollback alike.
+// plan is empty, a step does not settle, or the step stop_before names is next (planUntil decides which; the loop
+// obeys). Forward and rollback alike.
 
+import type { StopBefore } from "../calico/plan/fallback-routes.js";
+import { planUntil } from "../calico/plan/fallback-routes.js";
 import type { ClusterObservation, Target } from "../calico/shared/observation.js";
-import type { Step, Write } from "../calico/plan/plan.js";
+import type { Step } from "../calico/plan/plan.js";
 import { plan } from "../calico/plan/plan.js";
 import { vtepsMovedAtSwitch } from "../calico/plan/vteps.js";
 import {
@@ -43,8 +46,8 @@ export async function drive(
   /** The settled observation to plan from; null reads the cluster first (patiently). */
   from: ClusterObservation | null,
   track: Track,
-  /** Stop before a write it says yes to (stop_before), with the cluster settled; null: never. */
-  stopBefore: ((w: Write) => boolean) | null = null,
+  /** stop_before: stop before the step planUntil names, with the cluster settled; null: never. */
+  stopBefore: StopBefore | null = null,
 ): Promise<Driven> {
   let obs = from ?? (await patiently(io, o, `${label}reading the cluster`, () => io.observe()));
   track.seen(obs);
@@ -62,9 +65,12 @@ export async function drive(
         obs,
         refused: p.reason,
       };
-    const step: Step | undefined = p.steps.find((s) => s.write !== null) ?? p.steps[0];
+    // The next step of the plan up to its stop: the first write before the stop, else the stop, else a wait.
+    const until = planUntil(p.steps, stopBefore);
+    const step: Step | undefined =
+      until.steps.find((s) => s.write !== null) ?? until.stoppedBefore ?? until.steps[0];
     if (!step) return { ok: true, obs };
-    if (step.write && stopBefore?.(step.write)) {
+    if (step === until.stoppedBefore) {
       io.log(1, `stopping before step '${step.title}' (stop_before)`);
       return { ok: true, obs, stoppedBefore: step };
     }

@@ -5,8 +5,8 @@
 // reads the cluster again to describe itself: it carries the steps done (a written step that did not settle too)
 // and the last observation.
 
+import type { StopBefore } from "../calico/plan/fallback-routes.js";
 import type { ClusterObservation, Target } from "../calico/shared/observation.js";
-import type { Write } from "../calico/plan/plan.js";
 import { LockLost } from "../cluster/lock.js";
 import { drive } from "./drive.js";
 import { rollBack } from "./rollback.js";
@@ -27,7 +27,7 @@ async function run(
   o: WaitOptions,
   steps: StepDone[],
   track: Track,
-  stopBefore: ((w: Write) => boolean) | null,
+  stopBefore: StopBefore | null,
 ): Promise<Omit<MigrationRun, "warnings">> {
   const before = await settle(io, o, "before the first write");
   if (before.obs) track.seen(before.obs);
@@ -63,15 +63,15 @@ async function run(
 }
 
 /**
- * Runs the migration (not in check mode), to the end or, with `stopBefore`, up to the first write it says yes to,
- * settled, which it leaves unwritten. Throws MigrationFailed with what was done, whether it rolled back and the last
- * observation; LockRefused when another run holds the Lease (nothing written).
+ * Runs the migration (not in check mode), to the end or, with `stopBefore` (stop_before), up to the step planUntil
+ * names, settled, which it leaves unwritten. Throws MigrationFailed with what was done, whether it rolled back and
+ * the last observation; LockRefused when another run holds the Lease (nothing written).
  */
 export async function migrate(
   io: MigrationIo,
   target: Target,
   o: WaitOptions,
-  stopBefore: ((w: Write) => boolean) | null = null,
+  stopBefore: StopBefore | null = null,
 ): Promise<MigrationRun> {
   await io.lock.acquire();
   const steps: StepDone[] = [];

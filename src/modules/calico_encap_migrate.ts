@@ -3,7 +3,6 @@
 import optionsSchema from "../../schemas/calico_encap_migrate.options.json" with { type: "json" };
 import {
   fallbackRoutes,
-  isPoolSwitch,
   planUntil,
   STOP_BEFORE_POOL_SWITCH,
   stopBeforeRefusal,
@@ -65,7 +64,8 @@ export async function runMigrate(
       migrated_from: from,
       migrated_to: from,
     };
-  const stop = p.stop_before === STOP_BEFORE_POOL_SWITCH ? isPoolSwitch : null;
+  // Which step the run stops before is planUntil's to say, here for check mode and in the executor's loop alike.
+  const stop = p.stop_before === STOP_BEFORE_POOL_SWITCH ? STOP_BEFORE_POOL_SWITCH : null;
   const stopRefused = stop ? stopBeforeRefusal(start.live, target, p.datastore) : null;
   if (stopRefused)
     return {

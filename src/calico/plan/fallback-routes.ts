@@ -20,6 +20,9 @@ import type { Write } from "./plan.js";
 /** The one value of calico_encap_migrate's stop_before that stops a run: before the pool's switch. */
 export const STOP_BEFORE_POOL_SWITCH = "pool_switch";
 
+/** What a run can stop before: calico_encap_migrate's stop_before when it is set. */
+export type StopBefore = typeof STOP_BEFORE_POOL_SWITCH;
+
 /** How a refusal says to run instead: as the module, and as the collection's migrate.yml, which sets stop_before. */
 export const WITHOUT_STOP_BEFORE =
   "without stop_before (with the collection's migrate.yml: without calico_encap_bird_path_fallback)";
@@ -156,12 +159,23 @@ export function fallbackRoutes(
   return { ok: true, routes, nodes, cidrs: pools };
 }
 
-/** The plan up to the first write `stopBefore` says yes to, and that step; the whole plan when none. */
+/** The write each value of stop_before stops before. */
+const STOPS: Record<StopBefore, (w: Write | null) => boolean> = {
+  [STOP_BEFORE_POOL_SWITCH]: isPoolSwitch,
+};
+
+/**
+ * Which step a run stops before, decided here alone: the plan up to the first step whose write `stopBefore` names,
+ * and that step; the whole plan when there is none (or no stop_before). Check mode answers from it on the plan of
+ * the cluster as it is (calico_encap_migrate.ts), and the executor asks it of every plan it makes and stops once
+ * that step is the next to write (drive.ts), so the two cannot disagree on the same plan.
+ */
 export function planUntil<S extends { write: Write | null }>(
   steps: readonly S[],
-  stopBefore: ((w: Write | null) => boolean) | null,
+  stopBefore: StopBefore | null,
 ): { steps: S[]; stoppedBefore?: S } {
-  const at = stopBefore ? steps.findIndex((s) => stopBefore(s.write)) : -1;
+  const stops = stopBefore ? STOPS[stopBefore] : null;
+  const at = stops ? steps.findIndex((s) => stops(s.write)) : -1;
   const stop = steps[at];
   return at < 0 || !stop
     ? { steps: [...steps] }

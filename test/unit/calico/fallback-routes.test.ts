@@ -11,6 +11,7 @@ import {
   routesKnownAtStart,
   isPoolSwitch,
   planUntil,
+  STOP_BEFORE_POOL_SWITCH,
   stopBeforeRefusal,
 } from "../../../src/calico/plan/fallback-routes.js";
 import { plan } from "../../../src/calico/plan/plan.js";
@@ -91,6 +92,37 @@ describe("stop_before: pool_switch (issue 41's fallback, the backend's part)", (
     expect(isPoolSwitch(null)).to.equal(false);
   });
 
+  it("planUntil alone says where a run stops: before the first pool switch, a wait before it kept; without stop_before or a switch, nowhere", () => {
+    const wait = { title: "wait", write: null };
+    const felix = {
+      title: "felix",
+      write: { kind: "felix" as const, set: { vxlanEnabled: true } },
+    };
+    const modes = (ipipMode: string, vxlanMode: string) => ({ ipipMode, vxlanMode }) as never;
+    const switchPool = (title: string) => ({
+      title,
+      write: {
+        kind: "pool" as const,
+        pool: title,
+        from: modes("Always", "Never"),
+        set: modes("Never", "Always"),
+      },
+    });
+    const steps = [wait, felix, switchPool("a"), switchPool("b")];
+    expect(planUntil(steps, STOP_BEFORE_POOL_SWITCH)).to.deep.equal({
+      steps: [wait, felix],
+      stoppedBefore: steps[2],
+    });
+    expect(planUntil([wait, switchPool("a")], STOP_BEFORE_POOL_SWITCH)).to.deep.equal({
+      steps: [wait],
+      stoppedBefore: switchPool("a"),
+    });
+    expect(planUntil(steps, null)).to.deep.equal({ steps });
+    expect(planUntil([wait, felix], STOP_BEFORE_POOL_SWITCH)).to.deep.equal({
+      steps: [wait, felix],
+    });
+  });
+
   it("applies on BIRD's path with a VXLAN tunnel pool, and is refused on Felix's path, without one, or on etcd", () => {
     const bird = start("IPIP Always", "bird", "explicit", "v3.30.1").live;
     expect(stopBeforeRefusal(bird, INTO_VXLAN, "kdd")).to.equal(null);
@@ -115,10 +147,17 @@ describe("stop_before: pool_switch (issue 41's fallback, the backend's part)", (
   });
 
   it("into VXLAN, the executor stops before the switch with every VTEP from the tunnel pool; a run without the stop resumes to the end", async () => {
-    const io = new SimIo(start("IPIP Always", "bird", "explicit", "v3.30.1"));
-    const isSwitch = (w: Parameters<typeof isPoolSwitch>[0]) => isPoolSwitch(w);
-    const first = await migrate(io, INTO_VXLAN, WAIT, isSwitch);
+    const from = start("IPIP Always", "bird", "explicit", "v3.30.1");
+    const checked = plan(from, INTO_VXLAN);
+    const check = planUntil(checked.ok ? checked.steps : [], STOP_BEFORE_POOL_SWITCH);
+    const io = new SimIo(from);
+    const first = await migrate(io, INTO_VXLAN, WAIT, STOP_BEFORE_POOL_SWITCH);
     expect(io.writes.map((w) => w.kind)).to.deep.equal(["felix", "tunnelPool"]);
+    expect(
+      first.steps.map((s) => s.title),
+      "the run wrote what check mode said it would",
+    ).to.deep.equal(check.steps.map((s) => s.title));
+    expect(first.stoppedBefore?.title).to.equal(check.stoppedBefore?.title);
     expect(first.stoppedBefore?.write).to.deep.include({ kind: "pool", pool: "default-pool" });
     expect(first.final.live.pools[0]).to.deep.include({ ipipMode: "Always", vxlanMode: "Never" });
     expect(first.final.nodes.map((n) => n.tunnel.vxlan)).to.deep.equal([
@@ -129,13 +168,13 @@ describe("stop_before: pool_switch (issue 41's fallback, the backend's part)", (
     expect(io.held, "the Lease released at the stop").to.equal(null);
 
     const p = plan(first.final, INTO_VXLAN);
-    const until = planUntil(p.ok ? p.steps : [], isPoolSwitch);
+    const until = planUntil(p.ok ? p.steps : [], STOP_BEFORE_POOL_SWITCH);
     expect(until.steps, "the check's plan from the stop: nothing before the switch").to.deep.equal(
       [],
     );
     expect(until.stoppedBefore?.title).to.equal(first.stoppedBefore?.title);
 
-    const again = await migrate(io, INTO_VXLAN, WAIT, isSwitch);
+    const again = await migrate(io, INTO_VXLAN, WAIT, STOP_BEFORE_POOL_SWITCH);
     expect(again.changed, "a second run with the stop writes nothing").to.equal(false);
     const rest = await migrate(io, INTO_VXLAN, WAIT);
     expect(rest.stoppedBefore).to.equal(undefined);
