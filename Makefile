@@ -206,7 +206,7 @@ test-collection: setup
 	bash test/collection/sanity.sh $(TARBALL) $$venvs $(VENV) || failed="$$failed sanity"; \
 	bash test/collection/lint.sh $(TARBALL) || failed="$$failed ansible-lint"; \
 	bash test/collection/changelog.sh $(TARBALL) $(VENV) || failed="$$failed changelog"; \
-	bash test/collection/importer.sh "$$(bash test/ansible-versions/venv.sh galaxy-importer)" || failed="$$failed galaxy-importer"; \
+	bash test/collection/importer.sh "$$(bash test/ansible-versions/venv.sh galaxy-importer)" $(TARBALL) || failed="$$failed galaxy-importer"; \
 	if [ -n "$$failed" ]; then echo "test-collection: failed:$$failed"; exit 1; fi
 
 # The integration tests start the lab with the seed profile each needs, and stop it. make test and test-full put
