@@ -151,14 +151,18 @@ COLLECTION_VENV := kubespray-v2.31.0+collection
 # lab slot that runs the file does not (issue 50: cold, kubespray-lines took 707 s of slot A, building them). A test
 # that asks for one still being built waits on venv.sh's lock.
 LINES_VENVS := kubespray-v2.20.0 kubespray-v2.22.2 kubespray-v2.23.3 kubespray-v2.24.3 10.7.0
+# $(call build-venvs,VENVS,WHO BUILDS A FAILED ONE AGAIN): builds each venv (venv.sh) in turn; one that fails is a line
+# "venv V failed; ..." and not an error, since the stage that needs it builds it again (or reports its failure).
+define build-venvs
+@for v in $(1); do \
+  bash test/ansible-versions/venv.sh $$v >/dev/null || echo "venv $$v failed; $(2)"; \
+done
+endef
 lines-venvs:
-	@for v in $(LINES_VENVS); do \
-	  bash test/ansible-versions/venv.sh $$v >/dev/null || echo "venv $$v failed; kubespray-lines.test builds it again"; \
-	done
+	$(call build-venvs,$(LINES_VENVS),kubespray-lines.test builds it again)
 venvs:
-	@for v in $(ANSIBLE_VERSIONS) $(addsuffix -molecule,$(MOLECULE_ANSIBLE_VERSIONS)) $(SEED_VENVS) $(COLLECTION_VENV) galaxy-importer; do \
-	  bash test/ansible-versions/venv.sh $$v >/dev/null || echo "venv $$v failed; the stage that needs it builds it again"; \
-	done
+	$(call build-venvs,$(ANSIBLE_VERSIONS) $(addsuffix -molecule,$(MOLECULE_ANSIBLE_VERSIONS)) $(SEED_VENVS) \
+	  $(COLLECTION_VENV) galaxy-importer,the stage that needs it builds it again)
 # test/ansible with Kubespray's Ansible needs no lab: make test runs it beside the lab's Go builds (test-ansible-suites),
 # and slot B the rest on its lab (test-ansible-versions-lab): the preflight over SSH with each, then Molecule.
 test-ansible-versions: test-ansible-suites test-ansible-versions-lab
