@@ -4,8 +4,11 @@ import optionsSchema from "../../schemas/calico_encap_migrate.options.json" with
 import {
   fallbackRoutes,
   planUntil,
+  STOP_BEFORE_ON_BIRD_PATH,
   STOP_BEFORE_POOL_SWITCH,
   stopBeforeRefusal,
+  stopOnBirdPath,
+  type StopBefore,
   WITHOUT_STOP_BEFORE,
 } from "../calico/plan/fallback-routes.js";
 import { routesKnownAtStart, type FallbackRoute } from "../calico/plan/fallback-routes.js";
@@ -65,8 +68,19 @@ export async function runMigrate(
       migrated_to: from,
     };
   // Which step the run stops before is planUntil's to say, here for check mode and in the executor's loop alike.
-  const stop = p.stop_before === STOP_BEFORE_POOL_SWITCH ? STOP_BEFORE_POOL_SWITCH : null;
-  const stopRefused = stop ? stopBeforeRefusal(start.live, target, p.datastore) : null;
+  // pool_switch_on_bird_path (migrate.yml's default) stops only where pool_switch would not be refused.
+  const onBirdPath =
+    p.stop_before === STOP_BEFORE_ON_BIRD_PATH
+      ? stopOnBirdPath(start.live, target, p.datastore)
+      : null;
+  let stop: StopBefore | null = onBirdPath
+    ? onBirdPath.stop
+    : p.stop_before === STOP_BEFORE_POOL_SWITCH
+      ? STOP_BEFORE_POOL_SWITCH
+      : null;
+  const noFallback = onBirdPath?.warning ? [onBirdPath.warning] : [];
+  const stopRefused =
+    stop && !onBirdPath ? stopBeforeRefusal(start.live, target, p.datastore) : null;
   if (stopRefused)
     return {
       failed: true,
@@ -80,6 +94,19 @@ export async function runMigrate(
     };
   const writes = planned.steps.flatMap((s) => (s.write ? [s.write] : []));
   const routes = { cluster_routes: planned.routes.why };
+  // Before the first write (the Lease's): whether this identity may make every write of the plan. A denied one
+  // refuses the run; one the API server could not be asked about is a warning. Under pool_switch_on_bird_path an
+  // identity that may not list the block affinities migrates without the fallback, and is told why.
+  const access = writes.length
+    ? await io.deniedPermissions(writes, stop ? [BLOCK_AFFINITIES_READ] : [])
+    : { denied: [], unknown: [] };
+  if (onBirdPath && stop && access.denied.includes(BLOCK_AFFINITIES_READ)) {
+    stop = null;
+    access.denied = access.denied.filter((d) => d !== BLOCK_AFFINITIES_READ);
+    noFallback.push(
+      `The BIRD-path fallback (stop_before: ${STOP_BEFORE_ON_BIRD_PATH}) cannot cover this pool switch, which goes on without it, BIRD's path with its gap: the kubeconfig's identity (${p.kubeconfig}) may not ${describePermission(BLOCK_AFFINITIES_READ)} (kubectl auth can-i said no). Grant it (the collection's roles/calico_encap/files/rbac-migrate.yaml does) to migrate with the fallback.`,
+    );
+  }
   const until = planUntil(planned.steps, stop);
   const planOut = until.steps.map((s) => ({ title: s.title, write: s.write }));
   /** fallback_routes from an observation and the block affinities then, or why not. */
@@ -110,17 +137,13 @@ export async function runMigrate(
   const warn = (changed: boolean, more: string[] = []): { warnings?: string[] } => {
     const all = [
       ...(changed && inPlace ? [inPlace] : []),
+      ...(changed ? noFallback : []),
       ...(changed && mtu ? [mtu] : []),
       ...skipped,
       ...more,
     ];
     return all.length ? { warnings: all } : {};
   };
-  // Before the first write (the Lease's): whether this identity may make every write of the plan. A denied one
-  // refuses the run; one the API server could not be asked about is a warning.
-  const access = writes.length
-    ? await io.deniedPermissions(writes, stop ? [BLOCK_AFFINITIES_READ] : [])
-    : { denied: [], unknown: [] };
   const accessWarnings = access.unknown.length
     ? [
         `Could not ask the API server whether this kubeconfig's identity may make the run's writes (kubectl auth can-i): ${access.unknown.join("; ")}.`,
@@ -159,7 +182,7 @@ export async function runMigrate(
     const routesNow = ready && "fallback_routes" in ready ? ready : null;
     return {
       changed: writes.length > 0,
-      msg: `Would run ${until.steps.filter((s) => s.write).length} step(s) and stop before '${until.stoppedBefore.title}' (stop_before: ${STOP_BEFORE_POOL_SWITCH})${until.steps.length ? `: ${until.steps.map((s) => s.title).join("; ")}` : ""}.${routesNow ? " fallback_routes: the routes the nodes' fallback tables would hold, each on every node but its peer." : ` fallback_routes are known once every node has its VTEP, at the stop${ready && "reason" in ready ? ` (now: ${ready.reason})` : ""}.`}`,
+      msg: `Would run ${until.steps.filter((s) => s.write).length} step(s) and stop before '${until.stoppedBefore.title}' (stop_before: ${p.stop_before})${until.steps.length ? `: ${until.steps.map((s) => s.title).join("; ")}` : ""}.${routesNow ? " fallback_routes: the routes the nodes' fallback tables would hold, each on every node but its peer." : ` fallback_routes are known once every node has its VTEP, at the stop${ready && "reason" in ready ? ` (now: ${ready.reason})` : ""}.`}`,
       plan: planOut,
       steps: [],
       migrated_from: from,
@@ -227,11 +250,11 @@ export async function runMigrate(
         return {
           ...base,
           failed: true,
-          msg: `Stopped before step '${title}' (stop_before: ${STOP_BEFORE_POOL_SWITCH})${done}, but the fallback routes could not be made: ${fb.reason} The pool has not switched; running again ${WITHOUT_STOP_BEFORE} switches it without the fallback.`,
+          msg: `Stopped before step '${title}' (stop_before: ${p.stop_before})${done}, but the fallback routes could not be made: ${fb.reason} The pool has not switched; running again ${WITHOUT_STOP_BEFORE} switches it without the fallback.`,
         };
       return {
         ...base,
-        msg: `Stopped before step '${title}' (stop_before: ${STOP_BEFORE_POOL_SWITCH})${done}; every node has its VTEP. Install fallback_routes on every node (the role's calico_encap_bird_path_fallback), then run again without stop_before to finish.`,
+        msg: `Stopped before step '${title}' (stop_before: ${p.stop_before})${done}; every node has its VTEP. Install fallback_routes on every node (the role's calico_encap_bird_path_fallback), then run again without stop_before to finish.`,
         ...fb,
       };
     }

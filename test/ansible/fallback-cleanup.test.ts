@@ -94,7 +94,7 @@ describe("migrate.yml with the BIRD-path fallback, the migration failing (a run_
     const after = output.slice(output.search(/fatal: \[h1.*\/nonexistent\/kubectl/));
     for (const h of ["h1", "h2", "h3"])
       expect(after, h).to.include(`Fallback removal on ${h}: rules [], routes [] (table 1041, protocol 141).`);
-    expect(after).to.include("The migration with the fallback failed (the first error above)");
+    expect(after).to.include("The migration failed (the first error above)");
     expect(after).not.to.include("The fallback may be left on");
     expect(exitCode, output).to.equal(2);
   });

@@ -23,6 +23,12 @@ export const STOP_BEFORE_POOL_SWITCH = "pool_switch";
 /** What a run can stop before: calico_encap_migrate's stop_before when it is set. */
 export type StopBefore = typeof STOP_BEFORE_POOL_SWITCH;
 
+/**
+ * stop_before's value for the collection's migrate.yml default: stop before the pool switch where pool_switch would not
+ * be refused (the fallback can cover it), and elsewhere go to the end as without stop_before.
+ */
+export const STOP_BEFORE_ON_BIRD_PATH = "pool_switch_on_bird_path";
+
 /** How a refusal says to run instead: as the module, and as the collection's migrate.yml, which sets stop_before. */
 export const WITHOUT_STOP_BEFORE =
   "without stop_before (with the collection's migrate.yml: without calico_encap_bird_path_fallback)";
@@ -69,11 +75,53 @@ export function stopBeforeRefusal(
   target: Target,
   datastore: string,
 ): string | null {
+  return fallbackObstacle(live, target, datastore)?.reason ?? null;
+}
+
+/**
+ * What pool_switch_on_bird_path makes of a run: the stop pool_switch would make where a pool switches and nothing
+ * stands against the fallback, else none; and where the switch then takes BIRD's path without the fallback, a warning that says why (none on Felix's
+ * path, where there is no gap, and none into VXLAN without tunnel_pool_cidr, which the in-place warning names).
+ */
+export function stopOnBirdPath(
+  live: Pick<Live, "calicoVersion" | "pools">,
+  target: Target,
+  datastore: string,
+): { stop: StopBefore | null; warning: string | null } {
+  if (!switchingPool(live.pools, target)) return { stop: null, warning: null };
+  const obstacle = fallbackObstacle(live, target, datastore);
+  if (!obstacle) return { stop: STOP_BEFORE_POOL_SWITCH, warning: null };
+  return {
+    stop: null,
+    warning:
+      obstacle.felix || obstacle.inPlace
+        ? null
+        : `The BIRD-path fallback (stop_before: ${STOP_BEFORE_ON_BIRD_PATH}) cannot cover this pool switch, which goes on without it, BIRD's path with its gap: ${obstacle.reason}`,
+  };
+}
+
+/**
+ * Why the fallback cannot cover this migration's pool switch (stop_before: pool_switch's refusal), with whether the
+ * switch takes Felix's path and whether it is an in-place switch into VXLAN; null when it can, or no pool switches.
+ */
+function fallbackObstacle(
+  live: Pick<Live, "calicoVersion" | "pools">,
+  target: Target,
+  datastore: string,
+): { reason: string; felix: boolean; inPlace: boolean } | null {
   const switching = switchingPool(live.pools, target);
   if (!switching) return null;
   const path = routesPath(live, target);
+  const because = (reason: string, more: { felix?: boolean; inPlace?: boolean } = {}) => ({
+    reason,
+    felix: more.felix ?? false,
+    inPlace: more.inPlace ?? false,
+  });
   if (path.felix)
-    return `stop_before: ${STOP_BEFORE_POOL_SWITCH} is for BIRD's path, and this migration takes Felix's (${path.why}): Felix replaces each block's route in one write, so there is no gap for a fallback to cover. Migrate ${WITHOUT_STOP_BEFORE}.`;
+    return because(
+      `stop_before: ${STOP_BEFORE_POOL_SWITCH} is for BIRD's path, and this migration takes Felix's (${path.why}): Felix replaces each block's route in one write, so there is no gap for a fallback to cover. Migrate ${WITHOUT_STOP_BEFORE}.`,
+      { felix: true },
+    );
   const tunnelPool =
     (switching.encap === "vxlan" && tunnelPoolCidrOf(target, "vxlan") !== undefined) ||
     live.pools.some(
@@ -81,10 +129,17 @@ export function stopBeforeRefusal(
     );
   if (!tunnelPool)
     return switching.encap === "vxlan"
-      ? `stop_before: ${STOP_BEFORE_POOL_SWITCH} needs every node's VTEP before IPPool ${switching.pool.name} switches into VXLAN (the fallback routes go through them): add tunnel_pool_cidr.`
-      : `stop_before: ${STOP_BEFORE_POOL_SWITCH} needs every node's VTEP through IPPool ${switching.pool.name}'s switch out of VXLAN (the fallback keeps the VXLAN routes through them), which only a Tunnel-only VXLAN pool keeps, and the cluster has none: migrate into VXLAN with tunnel_pool_cidr first, or migrate ${WITHOUT_STOP_BEFORE}.`;
+      ? because(
+          `stop_before: ${STOP_BEFORE_POOL_SWITCH} needs every node's VTEP before IPPool ${switching.pool.name} switches into VXLAN (the fallback routes go through them): add tunnel_pool_cidr.`,
+          { inPlace: true },
+        )
+      : because(
+          `stop_before: ${STOP_BEFORE_POOL_SWITCH} needs every node's VTEP through IPPool ${switching.pool.name}'s switch out of VXLAN (the fallback keeps the VXLAN routes through them), which only a Tunnel-only VXLAN pool keeps, and the cluster has none: migrate into VXLAN with tunnel_pool_cidr first, or migrate ${WITHOUT_STOP_BEFORE}.`,
+        );
   if (datastore !== "kdd")
-    return `stop_before: ${STOP_BEFORE_POOL_SWITCH} reads the IPAM block affinities with kubectl (blockaffinities.crd.projectcalico.org), which the ${datastore} datastore does not keep: it works with calico_datastore kdd only. Migrate ${WITHOUT_STOP_BEFORE}.`;
+    return because(
+      `stop_before: ${STOP_BEFORE_POOL_SWITCH} reads the IPAM block affinities with kubectl (blockaffinities.crd.projectcalico.org), which the ${datastore} datastore does not keep: it works with calico_datastore kdd only. Migrate ${WITHOUT_STOP_BEFORE}.`,
+    );
   return null;
 }
 

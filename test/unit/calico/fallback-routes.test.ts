@@ -13,6 +13,7 @@ import {
   planUntil,
   STOP_BEFORE_POOL_SWITCH,
   stopBeforeRefusal,
+  stopOnBirdPath,
 } from "../../../src/calico/plan/fallback-routes.js";
 import { plan } from "../../../src/calico/plan/plan.js";
 import type { ClusterObservation } from "../../../src/calico/shared/observation.js";
@@ -144,6 +145,42 @@ describe("stop_before: pool_switch (issue 41's fallback, the backend's part)", (
     expect(stopBeforeRefusal(bird, INTO_VXLAN, "etcd")).to.match(/calico_datastore kdd only/);
     // No pool switches: nothing to stop before, nothing to refuse.
     expect(stopBeforeRefusal(bird, target("IPIP Always", "bird"), "etcd")).to.equal(null);
+  });
+
+  it("pool_switch_on_bird_path (migrate.yml's default) stops where pool_switch would, goes to the end elsewhere, and says why only where BIRD's path goes on without the fallback", () => {
+    const bird = start("IPIP Always", "bird", "explicit", "v3.30.1").live;
+    expect(stopOnBirdPath(bird, INTO_VXLAN, "kdd")).to.deep.equal({
+      stop: STOP_BEFORE_POOL_SWITCH,
+      warning: null,
+    });
+    expect(stopOnBirdPath(vxlanWithTunnelPool().live, OUT_OF_VXLAN, "kdd")).to.deep.equal({
+      stop: STOP_BEFORE_POOL_SWITCH,
+      warning: null,
+    });
+    // Felix's path: no gap, nothing said.
+    const felix = start("IPIP Always", "bird", "explicit", "v3.31.0").live;
+    expect(stopOnBirdPath(felix, INTO_VXLAN, "kdd")).to.deep.equal({ stop: null, warning: null });
+    // Into VXLAN in place: the in-place warning names the missing tunnel pool already.
+    expect(stopOnBirdPath(bird, target("VXLAN Always", "vxlan"), "kdd")).to.deep.equal({
+      stop: null,
+      warning: null,
+    });
+    // Out of VXLAN without a tunnel pool, and on etcd: BIRD's path without the fallback, said.
+    const out = stopOnBirdPath(
+      start("VXLAN Always", "vxlan", "explicit", "v3.30.1").live,
+      OUT_OF_VXLAN,
+      "kdd",
+    );
+    expect(out.stop).to.equal(null);
+    expect(out.warning).to.match(
+      /^The BIRD-path fallback \(stop_before: pool_switch_on_bird_path\) cannot cover this pool switch, which goes on without it, BIRD's path with its gap: .*only a Tunnel-only VXLAN pool keeps/,
+    );
+    expect(stopOnBirdPath(bird, INTO_VXLAN, "etcd").warning).to.match(/calico_datastore kdd only/);
+    // No pool switch: nothing to stop before, nothing said.
+    expect(stopOnBirdPath(bird, target("IPIP Always", "bird"), "kdd")).to.deep.equal({
+      stop: null,
+      warning: null,
+    });
   });
 
   it("into VXLAN, the executor stops before the switch with every VTEP from the tunnel pool; a run without the stop resumes to the end", async () => {
