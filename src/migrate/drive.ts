@@ -15,7 +15,7 @@ import {
   type Track,
   type WaitOptions,
 } from "./types.js";
-import { patiently, settle, type Settled } from "./waits.js";
+import { patiently, renewedObservation, settle, type Settled } from "./waits.js";
 import { writeStep } from "./write-step.js";
 
 export type Driven =
@@ -43,13 +43,14 @@ export async function drive(
   done: StepDone[],
   /** "" going forward, "rollback " going back. */
   label: string,
-  /** The settled observation to plan from; null reads the cluster first (patiently). */
+  /** The settled observation to plan from; null reads the cluster first (patiently, renewing the Lease each try). */
   from: ClusterObservation | null,
   track: Track,
   /** stop_before: stop before the step planUntil names, with the cluster settled; null: never. */
   stopBefore: StopBefore | null = null,
 ): Promise<Driven> {
-  let obs = from ?? (await patiently(io, o, `${label}reading the cluster`, () => io.observe()));
+  let obs =
+    from ?? (await patiently(io, o, `${label}reading the cluster`, () => renewedObservation(io)));
   track.seen(obs);
   const doneBefore = done.length;
   for (let i = 0; i < 20; i++) {

@@ -95,6 +95,19 @@ export async function settle(
   }
 }
 
+/**
+ * The cluster read with the Lease renewed in the same poll, for a read that is retried (patiently): a read that keeps
+ * failing for up to wait_timeout must not let the Lease expire under it, as a rollback's first read after the API
+ * server went away would. A renewal or read that fails throws (and is retried); LockLost ends it.
+ */
+export async function renewedObservation(io: MigrationIo): Promise<ClusterObservation> {
+  const p = io.poll ? await io.poll() : await renewThenObserve(io);
+  const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
+  if (p.renewError !== undefined && p.renewError !== null) throw asError(p.renewError);
+  if (!p.obs) throw asError(p.observeError ?? "the poll returned no observation");
+  return p.obs;
+}
+
 /** A poll in two round trips, for an io without poll(): the renewal, then the observation. */
 async function renewThenObserve(io: MigrationIo): Promise<Poll> {
   let renewError: unknown = null;

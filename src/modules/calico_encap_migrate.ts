@@ -180,9 +180,11 @@ export async function runMigrate(
     // are not.
     const ready = early ?? (until.steps.some((s) => s.write) ? null : await fallback(start));
     const routesNow = ready && "fallback_routes" in ready ? ready : null;
+    // Changed as the run would change the cluster: by the writes before the stop, not the whole plan's.
+    const before = until.steps.flatMap((s) => (s.write ? [s.write] : []));
     return {
-      changed: writes.length > 0,
-      msg: `Would run ${until.steps.filter((s) => s.write).length} step(s) and stop before '${until.stoppedBefore.title}' (stop_before: ${p.stop_before})${until.steps.length ? `: ${until.steps.map((s) => s.title).join("; ")}` : ""}.${routesNow ? " fallback_routes: the routes the nodes' fallback tables would hold, each on every node but its peer." : ` fallback_routes are known once every node has its VTEP, at the stop${ready && "reason" in ready ? ` (now: ${ready.reason})` : ""}.`}`,
+      changed: before.length > 0,
+      msg: `Would run ${before.length} step(s) and stop before '${until.stoppedBefore.title}' (stop_before: ${p.stop_before})${until.steps.length ? `: ${until.steps.map((s) => s.title).join("; ")}` : ""}.${routesNow ? " fallback_routes: the routes the nodes' fallback tables would hold, each on every node but its peer." : ` fallback_routes are known once every node has its VTEP, at the stop${ready && "reason" in ready ? ` (now: ${ready.reason})` : ""}.`}`,
       plan: planOut,
       steps: [],
       migrated_from: from,
@@ -190,7 +192,7 @@ export async function runMigrate(
       ...routes,
       ...stopped(until.stoppedBefore.title),
       ...(routesNow ?? {}),
-      ...diff,
+      ...(ctx.diff && before.length ? { diff: migrationDiff(start, before) } : {}),
       ...warn(false, accessWarnings),
     };
   }
@@ -285,7 +287,7 @@ export async function runMigrate(
         migrated_from: from,
         migrated_to: summarize(e.last ?? start, names),
         ...routes,
-        ...warn(e.steps.length > 0, e.warnings),
+        ...warn(e.steps.length > 0, [...accessWarnings, ...e.warnings]),
       };
     return {
       failed: true,
@@ -296,7 +298,7 @@ export async function runMigrate(
       migrated_from: from,
       migrated_to: from,
       ...routes,
-      ...warn(false),
+      ...warn(false, accessWarnings),
     };
   }
 }

@@ -385,7 +385,24 @@ describe("issue 41's fallback on BIRD's path through the product (stop_before, t
       /^Stopped before step 'Switch IPPool default-pool to ipipMode Never, vxlanMode Always/,
     );
     expect(r.stopped_before).to.equal(check.stopped_before);
+    expect(check.changed, "check mode: the two steps before the stop change the cluster").to.equal(
+      true,
+    );
     expect(await poolModes(lab), "the pool has not switched").to.include({ ipipMode: "Always" });
+    // Check mode at the stop: nothing is left to write before it, so nothing would change (issue 52 finding 9: it
+    // reported the whole plan's writes, the switch's included).
+    const atStop = (
+      await runTask(
+        { calico_encap_migrate: { ...args, stop_before: "pool_switch" } },
+        { args: ["--check"] },
+      )
+    ).result;
+    expect(atStop.stopped_before, atStop.msg).to.equal(r.stopped_before);
+    expect(atStop.changed, atStop.msg).to.equal(false);
+    expect(
+      (atStop.plan as { write: unknown }[]).filter((s) => s.write !== null),
+      "no write before the stop",
+    ).to.have.length(0);
     // The names against the kernels: each other node's block via that node's VTEP.
     const vteps: Record<string, string> = {};
     const blocks: Record<string, string[]> = {};

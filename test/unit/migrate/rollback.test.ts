@@ -4,6 +4,7 @@
 import { expect } from "chai";
 import type { Write } from "../../../src/calico/plan/plan.js";
 import { LockLost } from "../../../src/cluster/lock.js";
+import { drive } from "../../../src/migrate/drive.js";
 import { migrate } from "../../../src/migrate/executor.js";
 import { MigrationFailed, WriteFailed } from "../../../src/migrate/types.js";
 import { start, target } from "../../support/sim-cluster.js";
@@ -102,5 +103,28 @@ describe("a rollback that stops", () => {
       /the rollback stopped restoring FelixConfiguration default: its write failed/,
     );
     expect(err.rolledBack).to.equal(false);
+  });
+});
+
+describe("a rollback's first read", () => {
+  it("renews the Lease at each try while the cluster cannot be read, so it does not expire under a read that keeps failing", async () => {
+    const io = new SimIo(start("IPIP Always", "bird", "explicit"), 0);
+    // The first three reads fail (the API server away), the fourth succeeds.
+    let reads = 0;
+    io.readFault = () => (++reads <= 3 ? "connection refused" : null);
+    const track = { seen: () => undefined, warn: () => undefined };
+    const r = await drive(io, TO_219, WAIT, [], "rollback ", null, track);
+    expect(r.ok).to.equal(true);
+    const upToRead = io.events.slice(0, io.events.indexOf("write"));
+    expect(upToRead.slice(0, 8), io.events.join(" ")).to.deep.equal([
+      "renew",
+      "observe",
+      "renew",
+      "observe",
+      "renew",
+      "observe",
+      "renew",
+      "observe",
+    ]);
   });
 });
