@@ -82,6 +82,32 @@ export function failedResult(output: string): Record<string, unknown> | null {
 }
 
 /** ansible-playbook -i INVENTORY ansible/playbooks/NAME.yml -e '<json>' [args]. */
+/** One of the collection's playbooks as runPlaybook and runPlaybookKilled run it: ansible-playbook, its arguments, execa's options. */
+function playbookCommand(
+  name: string,
+  inventory: string,
+  options: {
+    extraVars?: Record<string, unknown>;
+    args?: string[];
+    env?: Record<string, string>;
+    bin?: string;
+  },
+): [string, string[], { reject: false; cwd: string; env: NodeJS.ProcessEnv; all: true }] {
+  const vars = { ...backendVars(), ...options.extraVars };
+  const bin = options.bin ?? VENV_BIN;
+  return [
+    join(bin, "ansible-playbook"),
+    [
+      "-i",
+      inventory,
+      join(PLAYBOOKS, `${name}.yml`),
+      ...(Object.keys(vars).length ? ["-e", JSON.stringify(vars)] : []),
+      ...(options.args ?? []),
+    ],
+    { reject: false, cwd: REPO, env: ansibleEnv(options.env, bin), all: true },
+  ];
+}
+
 export async function runPlaybook(
   name: string,
   inventory: string,
@@ -93,19 +119,7 @@ export async function runPlaybook(
     bin?: string;
   } = {},
 ): Promise<PlaybookRun> {
-  const vars = { ...backendVars(), ...options.extraVars };
-  const bin = options.bin ?? VENV_BIN;
-  const r = await execa(
-    join(bin, "ansible-playbook"),
-    [
-      "-i",
-      inventory,
-      join(PLAYBOOKS, `${name}.yml`),
-      ...(Object.keys(vars).length ? ["-e", JSON.stringify(vars)] : []),
-      ...(options.args ?? []),
-    ],
-    { reject: false, cwd: REPO, env: ansibleEnv(options.env, bin), all: true },
-  );
+  const r = await execa(...playbookCommand(name, inventory, options));
   const output = r.all ?? "";
   return { exitCode: r.exitCode ?? -1, output, recap: parseRecap(output) };
 }
@@ -168,12 +182,7 @@ export async function runPlaybookKilled(
   killWhen: (output: string) => Promise<boolean>,
   everyMs = 300,
 ): Promise<PlaybookRun & { killed: boolean }> {
-  const vars = { ...backendVars(), ...extraVars };
-  const child = execa(
-    join(VENV_BIN, "ansible-playbook"),
-    ["-i", inventory, join(PLAYBOOKS, `${name}.yml`), "-e", JSON.stringify(vars)],
-    { reject: false, cwd: REPO, env: ansibleEnv(), all: true },
-  );
+  const child = execa(...playbookCommand(name, inventory, { extraVars }));
   let sofar = "";
   child.all?.on("data", (chunk: Buffer | string) => {
     sofar += chunk.toString();
