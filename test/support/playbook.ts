@@ -81,17 +81,23 @@ export function failedResult(output: string): Record<string, unknown> | null {
   return null;
 }
 
-/** ansible-playbook -i INVENTORY ansible/playbooks/NAME.yml -e '<json>' [args]. */
-/** One of the collection's playbooks as runPlaybook and runPlaybookKilled run it: ansible-playbook, its arguments, execa's options. */
+/** How runPlaybook runs a playbook: the extra vars, more arguments, env, and Ansible's bin directory. */
+interface PlaybookOptions {
+  extraVars?: Record<string, unknown>;
+  args?: string[];
+  env?: Record<string, string>;
+  /** The bin directory of the Ansible to run (VENV_BIN unless given). */
+  bin?: string;
+}
+
+/**
+ * ansible-playbook -i INVENTORY ansible/playbooks/NAME.yml -e '<json>' [args], as runPlaybook and runPlaybookKilled
+ * run it: the program, its arguments, execa's options.
+ */
 function playbookCommand(
   name: string,
   inventory: string,
-  options: {
-    extraVars?: Record<string, unknown>;
-    args?: string[];
-    env?: Record<string, string>;
-    bin?: string;
-  },
+  options: PlaybookOptions,
 ): [string, string[], { reject: false; cwd: string; env: NodeJS.ProcessEnv; all: true }] {
   const vars = { ...backendVars(), ...options.extraVars };
   const bin = options.bin ?? VENV_BIN;
@@ -111,13 +117,7 @@ function playbookCommand(
 export async function runPlaybook(
   name: string,
   inventory: string,
-  options: {
-    extraVars?: Record<string, unknown>;
-    args?: string[];
-    env?: Record<string, string>;
-    /** The bin directory of the Ansible to run (VENV_BIN unless given). */
-    bin?: string;
-  } = {},
+  options: PlaybookOptions = {},
 ): Promise<PlaybookRun> {
   const r = await execa(...playbookCommand(name, inventory, options));
   const output = r.all ?? "";
