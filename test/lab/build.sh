@@ -32,7 +32,7 @@ check_go() {
 	esac
 }
 
-# name bin-dir wrapper package ldflags
+# name bin-dir wrapper package ldflags tags
 k8s_ldflags_of() { # version
 	local minor=${1#v1.}
 	minor=${minor%%.*}
@@ -57,23 +57,23 @@ targets() {
 		cni_ldflags="-X main.VERSION=$CALICO_RELEASE"
 	fi
 	local base=$LAB_BIN_BASE
-	printf '%s|%s|%s|%s|%s\n' \
-		etcd "$base" etcd go.etcd.io/etcd/server/v3 "-X go.etcd.io/etcd/api/v3/version.GitSHA=module-$ETCD_VERSION" \
-		kube-apiserver "$K8S_BIN" "$K8S_WRAPPER" k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" \
-		kube-controller-manager "$K8S_BIN" "$K8S_WRAPPER" k8s.io/kubernetes/cmd/kube-controller-manager "$k8s_ldflags" \
-		kube-scheduler "$K8S_BIN" "$K8S_WRAPPER" k8s.io/kubernetes/cmd/kube-scheduler "$k8s_ldflags" \
-		kubectl "$base" kubernetes k8s.io/kubernetes/cmd/kubectl "$kubectl_ldflags" \
-		calicoctl "$CALICO_BIN" "$CALICOCTL_WRAPPER" $c/calicoctl/calicoctl "$calicoctl_ldflags" \
-		calico-node "$CALICO_BIN" "$CALICO_NODE_WRAPPER" $c/node/cmd/calico-node "$node_ldflags" \
-		calico-cni "$CALICO_BIN" "$CALICO_NODE_WRAPPER" $c/cni-plugin/cmd/calico "$cni_ldflags"
+	printf '%s|%s|%s|%s|%s|%s\n' \
+		etcd "$base" etcd go.etcd.io/etcd/server/v3 "-X go.etcd.io/etcd/api/v3/version.GitSHA=module-$ETCD_VERSION" "" \
+		kube-apiserver "$K8S_BIN" "$K8S_WRAPPER" k8s.io/kubernetes/cmd/kube-apiserver "$k8s_ldflags" "$K8S_TAGS" \
+		kube-controller-manager "$K8S_BIN" "$K8S_WRAPPER" k8s.io/kubernetes/cmd/kube-controller-manager "$k8s_ldflags" "$K8S_TAGS" \
+		kube-scheduler "$K8S_BIN" "$K8S_WRAPPER" k8s.io/kubernetes/cmd/kube-scheduler "$k8s_ldflags" "$K8S_TAGS" \
+		kubectl "$base" kubernetes k8s.io/kubernetes/cmd/kubectl "$kubectl_ldflags" "" \
+		calicoctl "$CALICO_BIN" "$CALICOCTL_WRAPPER" $c/calicoctl/calicoctl "$calicoctl_ldflags" "" \
+		calico-node "$CALICO_BIN" "$CALICO_NODE_WRAPPER" $c/node/cmd/calico-node "$node_ldflags" "" \
+		calico-cni "$CALICO_BIN" "$CALICO_NODE_WRAPPER" $c/cni-plugin/cmd/calico "$cni_ldflags" ""
 }
 
 stamp_of() { # wrapper
 	cat "$LAB_DIR/go/$1/go.mod" "$LAB_DIR/go/$1/go.sum" "$LAB_DIR/build.sh" "$LAB_DIR/lib.sh" <(go env GOVERSION) | sha256sum | cut -d' ' -f1
 }
 
-build_one() { # name bin-dir wrapper package ldflags
-	local name=$1 dir=$2 wrapper=$3 pkg=$4 ldflags=$5 stamp_file="$2/.$1.stamp" want start secs
+build_one() { # name bin-dir wrapper package ldflags tags
+	local name=$1 dir=$2 wrapper=$3 pkg=$4 ldflags=$5 tags=$6 stamp_file="$2/.$1.stamp" want start secs
 	want=$(stamp_of "$wrapper")
 	if [ -x "$dir/$name" ] && [ "$(cat "$stamp_file" 2>/dev/null)" = "$want" ]; then
 		log "$name: up to date"
@@ -82,7 +82,7 @@ build_one() { # name bin-dir wrapper package ldflags
 	log "$name: building $pkg (wrapper go/$wrapper)"
 	start=$(date +%s.%N)
 	(cd "$LAB_DIR/go/$wrapper" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -p "${LAB_BUILD_JOBS:-2}" \
-		-ldflags "-s -w $ldflags" -o "$dir/$name.tmp" "$pkg")
+		-tags "$tags" -ldflags "-s -w $ldflags" -o "$dir/$name.tmp" "$pkg")
 	mv -f "$dir/$name.tmp" "$dir/$name"
 	echo "$want" >"$stamp_file"
 	secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
@@ -92,8 +92,8 @@ build_one() { # name bin-dir wrapper package ldflags
 
 # The wrappers (each once) with at least one binary to build: missing, or its stamp changed.
 stale_wrappers() {
-	local name dir wrapper pkg ldflags
-	while IFS='|' read -r name dir wrapper pkg ldflags; do
+	local name dir wrapper pkg ldflags tags
+	while IFS='|' read -r name dir wrapper pkg ldflags tags; do
 		if [ -n "${LAB_BUILD_ONLY:-}" ] && [[ " $LAB_BUILD_ONLY " != *" $name "* ]]; then continue; fi
 		if [ ! -x "$dir/$name" ] || [ "$(cat "$dir/.$name.stamp" 2>/dev/null)" != "$(stamp_of "$wrapper")" ]; then
 			echo "$wrapper"
@@ -105,7 +105,7 @@ main() {
 	install_debian_packages
 	check_go
 	mkdir -p "$LAB_BIN_BASE" "$LAB_BIN" "$CALICO_BIN" "$K8S_BIN" "$GOMODCACHE" "$GOCACHE"
-	local total_start name dir wrapper pkg ldflags prefetch
+	local total_start name dir wrapper pkg ldflags tags prefetch
 	total_start=$(date +%s)
 	# Module downloads wait on the network, compiles on the cores: the modules of every wrapper with a binary to build
 	# are fetched in the background while the first binaries compile (the go command locks what two processes fetch
@@ -117,14 +117,14 @@ main() {
 			(cd "$LAB_DIR/go/$wrapper" && GOFLAGS=-mod=readonly go mod download >/dev/null 2>&1 || true) &
 		done
 	fi
-	while IFS='|' read -r name dir wrapper pkg ldflags; do
+	while IFS='|' read -r name dir wrapper pkg ldflags tags; do
 		if [ -n "${LAB_BUILD_ONLY:-}" ] && [[ " $LAB_BUILD_ONLY " != *" $name "* ]]; then continue; fi
-		build_one "$name" "$dir" "$wrapper" "$pkg" "$ldflags"
+		build_one "$name" "$dir" "$wrapper" "$pkg" "$ldflags" "$tags"
 	done < <(targets)
 	wait
 	# Another Calico's bin dir holds its own Calico binaries and links to the shared etcd and Kubernetes; with
 	# LAB_KUBERNETES=v1.24 the lab's bin dir holds links only (lib.sh).
-	while IFS='|' read -r name dir wrapper pkg ldflags; do
+	while IFS='|' read -r name dir wrapper pkg ldflags tags; do
 		if [ "$dir" != "$LAB_BIN" ]; then ln -sfn "$dir/$name" "$LAB_BIN/$name"; fi
 	done < <(targets)
 	log "done in $(($(date +%s) - total_start))s: binaries in $LAB_BIN (Calico $CALICO_RELEASE${LAB_KUBERNETES:+, Kubernetes $K8S_VERSION})"
