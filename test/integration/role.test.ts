@@ -126,7 +126,17 @@ describe("the calico_encap role's playbooks on a Kubespray 2.18 lab over SSH", f
         "Validation of arguments failed:\nvalue of calico_ipip_mode must be one of: Always, CrossSubnet, Never, got: Sometimes",
       );
       expect(run.output).to.include(`Validating arguments against arg spec '${playbook}'`);
-      expect(run.recap["node-1"]).to.include({ ok: 0, failed: 1 });
+      if (playbook === "preflight") expect(run.recap["node-1"]).to.include({ ok: 0, failed: 1 });
+      // migrate.yml reads each host's routing rules for a fallback an earlier run left, before and after the
+      // migration (its BIRD-path fallback, the default), whatever happened: those reads are its ok tasks; no module
+      // ran and nothing changed.
+      else {
+        expect(run.recap["node-1"]).to.include({ changed: 0 });
+        expect(run.recap["node-1"]?.failed).to.be.above(0);
+        expect(run.output, "the module task ran nowhere").not.to.match(
+          /TASK \[calico_encap : Move the live cluster[^\n]*\n(ok|changed|fatal)/,
+        );
+      }
       expect(await resourceVersions(lab)).to.deep.equal(before);
     });
 
